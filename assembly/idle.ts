@@ -1,0 +1,66 @@
+// The idle-P and idle-M lists (docs/DESIGN.md, "Spin, then park"; Go's pidleput, pidleget,
+// mput, mget).
+//
+// Both are LIFO stacks of index + 1 (0 ends a list) linked through P_LINK / M_LINK, and change
+// only under sched.lock. A P or M taken off a list has its link cleared. S_NPIDLE is also
+// changed atomically, because spinning Ms and submitters read it without the lock.
+
+import {
+  M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE,
+} from './shared/layout';
+import { mAddr, pAddr } from './mem';
+
+/** Pushes P p on the idle-P list and counts it in npidle. Holds sched.lock. */
+export function pidlePut(p: i32): void {
+  store<u32>(pAddr(p), load<u32>(S_PIDLE), P_LINK); // plain: sched.lock held
+  store<u32>(S_PIDLE, <u32>p + 1); // plain: sched.lock held
+  atomic.add<i32>(S_NPIDLE, 1); // pairs with lock-free npidle loads in ready/findRunnable
+}
+
+/** Pops an idle P; -1 when none. Holds sched.lock. */
+export function pidleGet(): i32 {
+  let top = load<u32>(S_PIDLE); // plain: sched.lock held
+  if (top == 0) return -1;
+  let pp = pAddr(<i32>top - 1);
+  store<u32>(S_PIDLE, load<u32>(pp, P_LINK)); // plain: sched.lock held
+  store<u32>(pp, 0, P_LINK); // plain: sched.lock held
+  atomic.sub<i32>(S_NPIDLE, 1); // pairs with lock-free npidle loads in ready/findRunnable
+  return <i32>top - 1;
+}
+
+/** Pushes M m on the idle-M list. Holds sched.lock. */
+export function mPutLocked(m: i32): void {
+  store<u32>(mAddr(m), load<u32>(S_MIDLE), M_LINK); // plain: sched.lock held
+  store<u32>(S_MIDLE, <u32>m + 1); // plain: sched.lock held
+  store<u32>(S_NMIDLE, load<u32>(S_NMIDLE) + 1); // plain: sched.lock held
+}
+
+/** Pops an idle M; -1 when none. Holds sched.lock. */
+export function mGet(): i32 {
+  let top = load<u32>(S_MIDLE); // plain: sched.lock held
+  if (top == 0) return -1;
+  let mp = mAddr(<i32>top - 1);
+  store<u32>(S_MIDLE, load<u32>(mp, M_LINK)); // plain: sched.lock held
+  store<u32>(mp, 0, M_LINK); // plain: sched.lock held
+  store<u32>(S_NMIDLE, load<u32>(S_NMIDLE) - 1); // plain: sched.lock held
+  return <i32>top - 1;
+}
+
+/** Unlinks M m from anywhere in the idle-M list; false when it is not there. Holds sched.lock. */
+export function mRemove(m: i32): bool {
+  let want = <u32>m + 1;
+  let link: usize = S_MIDLE; // the word that points at the current entry
+  let cur = load<u32>(link); // plain: sched.lock held
+  while (cur != 0) {
+    let mp = mAddr(<i32>cur - 1);
+    if (cur == want) {
+      store<u32>(link, load<u32>(mp, M_LINK)); // plain: sched.lock held
+      store<u32>(mp, 0, M_LINK); // plain: sched.lock held
+      store<u32>(S_NMIDLE, load<u32>(S_NMIDLE) - 1); // plain: sched.lock held
+      return true;
+    }
+    link = mp + M_LINK;
+    cur = load<u32>(link); // plain: sched.lock held
+  }
+  return false;
+}

@@ -1,0 +1,12 @@
+// The Wasm core's exports: exactly the `Core` interface of bindings/core/core.ts, same names,
+// every parameter and result an i32 or u32. This file only re-exports.
+
+export { init } from './init';
+export { setCanBlock } from './thread';
+export { gfGet, gfPut } from './gfree';
+export { gSetStatus, gAddr } from './gtable';
+export { runqPut, runqGet, runqSteal, runqEmpty, runqLen } from './runq';
+export { globrunqPut, globrunqPutBatch, globrunqGet } from './globrunq';
+export { ready, findRunnable, stopM, wakep, mPut, acquireP } from './sched';
+export { stealWork, stealThreshold, stealOrderAt } from './steal';
+export { heapAlloc, heapFree } from './heap';

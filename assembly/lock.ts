@@ -1,0 +1,60 @@
+// Futex mutexes: sched.lock and the heap lock (docs/DESIGN.md, "Global run queue").
+//
+// The word is 0 free, 1 held, 2 held with waiters (maybe). Lock: one CAS 0 -> 1 on the fast
+// path; otherwise swap in 2 until the swap returns 0, sleeping on the word between swaps where
+// the thread may block, spinning where it may not. Unlock: swap 0; if the old value was 2, some
+// thread may sleep on the word, so notify one.
+
+import { S_COUNTERS, S_HEAP_LOCK, S_LOCK, SC_LOCK_ACQ } from './shared/layout';
+import { counterAdd } from './mem';
+import { mayBlock } from './thread';
+
+const FREE: u32 = 0;
+const HELD: u32 = 1;
+const CONTENDED: u32 = 2;
+
+/** Acquires the mutex at `word`. Any thread. */
+@inline export function lock(word: usize): void {
+  if (atomic.cmpxchg<u32>(word, FREE, HELD) != FREE) { // acquire: pairs with the xchg in unlock
+    lockSlow(word);
+  }
+}
+
+/** The contended path of lock. Any thread. */
+function lockSlow(word: usize): void {
+  while (atomic.xchg<u32>(word, CONTENDED) != FREE) { // acquire: pairs with the xchg in unlock
+    if (mayBlock()) {
+      memory.atomic.wait32(word, CONTENDED, -1); // sleeps while held: pairs with notify in unlock
+    } else {
+      while (atomic.load<u32>(word) != FREE) {} // spin: pairs with the xchg in unlock
+    }
+  }
+}
+
+/** Releases the mutex at `word`. The holder only. */
+@inline export function unlock(word: usize): void {
+  if (atomic.xchg<u32>(word, FREE) == CONTENDED) { // release: pairs with the xchg/cmpxchg in lock
+    atomic.notify(word, 1); // wakes one: pairs with the wait32 in lockSlow
+  }
+}
+
+/** Takes sched.lock and counts the acquisition (SC_LOCK_ACQ). Any thread. */
+export function schedLock(): void {
+  lock(S_LOCK);
+  counterAdd(S_COUNTERS + SC_LOCK_ACQ, 1);
+}
+
+/** Releases sched.lock. The holder only. */
+export function schedUnlock(): void {
+  unlock(S_LOCK);
+}
+
+/** Takes the heap lock (brk, memory growth, G table growth, size-class lists). Any thread. */
+export function heapLock(): void {
+  lock(S_HEAP_LOCK);
+}
+
+/** Releases the heap lock. The holder only. */
+export function heapUnlock(): void {
+  unlock(S_HEAP_LOCK);
+}

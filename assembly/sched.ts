@@ -1,0 +1,232 @@
+// The scheduler proper: findRunnable, spinning, stopM, wakep, ready, acquireP (docs/DESIGN.md,
+// "findRunnable (Go's order)" and "Spin, then park").
+//
+// Whoever makes work runnable publishes it (tail store, or the global queue under sched.lock)
+// before reading nmspinning and npidle; a spinning M that gives up decrements nmspinning (the
+// StoreLoad point, an atomic RMW) before it rechecks every queue. DESIGN.md "Why no wake-up is
+// lost" has the argument.
+
+import {
+  FLAG_GLOBAL_ONLY, G_RUNNABLE, G_RUNNING, G_STATUS, M_NEXTP, M_PARK, M_SPINNING, PC_EXECUTED,
+  PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS,
+  PC_STEAL_MISSES, PC_WAKEUPS, P_COUNTERS, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS,
+  S_MIDLE, S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_RUNQ_HEAD, S_RUNQ_SIZE, GLOBAL_CHECK_TICKS,
+} from './shared/layout';
+import { counterAdd, flags, mAddr, nprocs, pAddr } from './mem';
+import { schedLock, schedUnlock } from './lock';
+import { gAddr, gSetStatus } from './gtable';
+import { globrunqGet, globrunqGetBatch, globrunqPut, runqPutBatchTail } from './globrunq';
+import { runqEmpty, runqGetNext, runqGetRing, runqPut } from './runq';
+import { stealWork } from './steal';
+import { mGet, mPutLocked, mRemove, pidleGet, pidlePut } from './idle';
+import { beginAbort } from './abort';
+
+/** What stopM returns besides a G (bindings/core/core.ts `Stop`). */
+const STOP_SLEEP: i32 = 0;
+const STOP_RETRY: i32 = -1;
+
+/** M mp starts spinning (Go's becomeSpinning). M mp holding P pp only. */
+function becomeSpinning(pp: usize, mp: usize): void {
+  atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in stopM/findRunnable
+  atomic.add<i32>(S_NMSPINNING, 1); // pairs with the nmspinning load/CAS in wakep
+  atomic.store<u32>(S_NEEDSPINNING, 0); // pairs with the needspinning store in wakep
+  counterAdd(pp + (P_COUNTERS + PC_SPINS), 1);
+}
+
+/**
+ * M mp stops spinning because it found work (Go's resetspinning): the last spinner to find
+ * work starts the next one. M mp only.
+ */
+function resetSpinning(mp: usize): void {
+  atomic.store<u32>(mp, 0, M_SPINNING); // pairs with the spinning loads in stopM/findRunnable
+  atomic.sub<i32>(S_NMSPINNING, 1); // StoreLoad: pairs with the nmspinning load/CAS in wakep
+  wakep();
+}
+
+/**
+ * Starts runnable g on P pp for M mp (findRunnable step 6): a new time slice bumps schedtick,
+ * g becomes G_RUNNING, and a spinning M stops spinning. M mp holding P pp only.
+ */
+function execute(pp: usize, mp: usize, g: u32, newSlice: bool): void {
+  if (newSlice) {
+    atomic.store<u32>(pp, load<u32>(pp, P_SCHEDTICK) + 1, P_SCHEDTICK); // plain load: owner only; store pairs with the monitor's load
+  }
+  gSetStatus(g, G_RUNNABLE, G_RUNNING);
+  counterAdd(pp + (P_COUNTERS + PC_EXECUTED), 1);
+  if (atomic.load<u32>(mp, M_SPINNING) != 0) resetSpinning(mp); // pairs with the store in wakep/stopM
+}
+
+/**
+ * Go's findRunnable without the blocking part: the global queue every 61st slice, runnext and
+ * the ring, the global queue, then (within the spin limit) stealing. Returns a G already
+ * G_RUNNING, or 0 (m may be spinning now: call stopM next). M m holding P p only.
+ */
+export function findRunnable(p: i32, m: i32): u32 {
+  let pp = pAddr(p);
+  let mp = mAddr(m);
+  let g: u32 = 0;
+  let newSlice = true;
+  let tick = load<u32>(pp, P_SCHEDTICK); // plain: only the owner writes schedtick
+  if (tick % GLOBAL_CHECK_TICKS == 0 && atomic.load<u32>(S_RUNQ_SIZE) > 0) { // pairs with the size stores under sched.lock
+    g = globrunqGet(p, 1); // fairness: one G
+    if (g != 0) counterAdd(pp + (P_COUNTERS + PC_GLOBAL_HITS), 1);
+  }
+  if (g == 0) {
+    g = runqGetNext(pp);
+    if (g != 0) {
+      newSlice = false; // runnext inherits the time slice
+      counterAdd(pp + (P_COUNTERS + PC_RUNNEXT_HITS), 1);
+    } else {
+      g = runqGetRing(pp);
+      if (g != 0) counterAdd(pp + (P_COUNTERS + PC_LOCAL_HITS), 1);
+    }
+  }
+  if (g == 0 && atomic.load<u32>(S_RUNQ_SIZE) > 0) { // pairs with the size stores under sched.lock
+    g = globrunqGet(p, 0);
+    if (g != 0) counterAdd(pp + (P_COUNTERS + PC_GLOBAL_HITS), 1);
+  }
+  if (g == 0) {
+    let spinning = atomic.load<u32>(mp, M_SPINNING) != 0; // pairs with the store in wakep/stopM
+    let busy = nprocs() - atomic.load<i32>(S_NPIDLE); // pairs with the npidle RMWs in idle.ts
+    if (!spinning && 2 * atomic.load<i32>(S_NMSPINNING) >= busy) return 0; // spin limit; pairs with the nmspinning RMWs
+    if (!spinning) becomeSpinning(pp, mp);
+    g = stealWork(p);
+    if (g == 0) {
+      counterAdd(pp + (P_COUNTERS + PC_STEAL_MISSES), 1);
+      return 0;
+    }
+  }
+  execute(pp, mp, g, newSlice);
+  return g;
+}
+
+/** Whether any queue has work: the global queue or a non-idle P's ring or runnext. Any thread. */
+function workAnywhere(): bool {
+  if (atomic.load<u32>(S_RUNQ_SIZE) > 0) return true; // pairs with the size stores under sched.lock
+  let n = nprocs();
+  for (let v = 0; v < n; v++) {
+    if (atomic.load<u32>(pAddr(v), P_STATUS) != P_IDLE && !runqEmpty(v)) return true; // pairs with the status stores in acquireP/stopM
+  }
+  return false;
+}
+
+/**
+ * M m gives up P p after findRunnable returned 0. Returns a G (the global queue had work; p is
+ * kept and g is running), Stop.Sleep (p and m are idle: sleep on M_PARK, then acquireP), or
+ * Stop.Retry (m was spinning, the recheck found work, and m took an idle P: acquireP, then
+ * findRunnable). M m holding P p only.
+ */
+export function stopM(p: i32, m: i32): i32 {
+  let pp = pAddr(p);
+  let mp = mAddr(m);
+  schedLock();
+  if (atomic.load<u32>(S_RUNQ_SIZE) > 0) { // pairs with the size stores under sched.lock
+    let g = load<u32>(S_RUNQ_HEAD); // plain: sched.lock held
+    let n = globrunqGetBatch(0);
+    schedUnlock();
+    runqPutBatchTail(p, g, n);
+    counterAdd(pp + (P_COUNTERS + PC_GLOBAL_HITS), 1);
+    execute(pp, mp, g, true);
+    return <i32>g;
+  }
+  // Release p and park m in one critical section: an idle P always has an idle M.
+  atomic.store<u32>(pp, P_IDLE, P_STATUS); // pairs with status loads in stealWork/workAnywhere
+  atomic.store<u32>(pp, 0, P_M); // pairs with the runtime's loads
+  pidlePut(p);
+  counterAdd(pp + (P_COUNTERS + PC_PARKS), 1); // sched.lock held: p has no owner now
+  mPutLocked(m);
+  schedUnlock();
+  if (atomic.load<u32>(mp, M_SPINNING) != 0) { // pairs with the store in wakep/becomeSpinning
+    atomic.store<u32>(mp, 0, M_SPINNING); // pairs with the spinning loads in stopM/findRunnable
+    atomic.sub<i32>(S_NMSPINNING, 1); // StoreLoad point: pairs with the nmspinning load/CAS in wakep
+    if (workAnywhere()) {
+      schedLock();
+      // wakep may have taken m off the idle list (M_NEXTP set) since the unlock.
+      if (atomic.load<u32>(mp, M_NEXTP) == 0) { // pairs with the store in wakep
+        let p2 = pidleGet();
+        if (p2 >= 0) {
+          mRemove(m);
+          atomic.store<u32>(mp, <u32>p2 + 1, M_NEXTP); // pairs with the load in acquireP
+          atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in findRunnable
+          atomic.add<i32>(S_NMSPINNING, 1); // pairs with the nmspinning load/CAS in wakep
+          counterAdd(pAddr(p2) + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: p2 has no owner yet
+          schedUnlock();
+          return STOP_RETRY;
+        }
+      }
+      schedUnlock();
+    }
+  }
+  return STOP_SLEEP;
+}
+
+/**
+ * Wakes an idle M with an idle P, counted spinning, if nobody spins: at most one wake-up in
+ * flight. An idle P without an idle M to run it is left idle. Any thread.
+ */
+export function wakep(): void {
+  if (atomic.load<i32>(S_NMSPINNING) != 0) return; // pairs with the nmspinning RMWs
+  if (atomic.cmpxchg<i32>(S_NMSPINNING, 0, 1) != 0) return; // pairs with the nmspinning RMWs
+  schedLock();
+  let p = load<u32>(S_MIDLE) != 0 ? pidleGet() : -1; // plain: sched.lock held
+  if (p < 0) {
+    atomic.sub<i32>(S_NMSPINNING, 1); // undo: pairs with the nmspinning load/CAS in wakep
+    atomic.store<u32>(S_NEEDSPINNING, 1); // pairs with the store in becomeSpinning
+    schedUnlock();
+    return;
+  }
+  let m = mGet();
+  let mp = mAddr(m);
+  let pp = pAddr(p);
+  atomic.store<u32>(mp, <u32>p + 1, M_NEXTP); // pairs with the load in acquireP and stopM's check
+  atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in stopM/findRunnable
+  atomic.store<u32>(pp, <u32>m + 1, P_M); // pairs with the runtime's loads
+  counterAdd(pp + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: pp has no owner yet
+  schedUnlock();
+  atomic.store<u32>(mp, 1, M_PARK); // pairs with the park loop's load in the woken M
+  atomic.notify(mp + M_PARK, 1); // pairs with the park loop's wait32
+}
+
+/**
+ * Takes the P handed over in M_NEXTP (by wakep or stopM) and marks it running; returns its
+ * index. M m after waking, without a P only.
+ */
+export function acquireP(m: i32): i32 {
+  let mp = mAddr(m);
+  let next = atomic.load<u32>(mp, M_NEXTP); // pairs with the store in wakep/stopM
+  if (next == 0) {
+    beginAbort();
+    throw new Error('acquireP: m=' + m.toString() + ' has no P handed over');
+  }
+  atomic.store<u32>(mp, 0, M_NEXTP); // pairs with stopM's check under sched.lock
+  let p = <i32>next - 1;
+  let pp = pAddr(p);
+  atomic.store<u32>(pp, P_RUNNING, P_STATUS); // pairs with status loads in stealWork/workAnywhere
+  atomic.store<u32>(pp, <u32>m + 1, P_M); // pairs with the runtime's loads
+  return p;
+}
+
+/** Puts M m on the idle-M list (start-up). M m without a P only. */
+export function mPut(m: i32): void {
+  schedLock();
+  mPutLocked(m);
+  schedUnlock();
+}
+
+/**
+ * Makes g (G_DEAD or G_WAITING) runnable: on P p's run queue (runnext when `next` != 0), or on
+ * the global queue when p < 0 or FLAG_GLOBAL_ONLY; then wakes an idle P if nobody spins.
+ * p >= 0: owner P only; p < 0: any thread.
+ */
+export function ready(p: i32, g: u32, next: i32): void {
+  let status = atomic.load<u32>(gAddr(g), G_STATUS); // pairs with the status store of g's last transition
+  gSetStatus(g, status, G_RUNNABLE);
+  if (p >= 0) counterAdd(pAddr(p) + (P_COUNTERS + PC_SPAWNED), 1);
+  if (p >= 0 && (flags() & FLAG_GLOBAL_ONLY) == 0) {
+    runqPut(p, g, next);
+  } else {
+    globrunqPut(g);
+  }
+  // The work is published above, before these loads: DESIGN.md "Why no wake-up is lost".
+  if (atomic.load<i32>(S_NPIDLE) > 0 && atomic.load<i32>(S_NMSPINNING) == 0) wakep(); // pairs with the npidle/nmspinning RMWs
+}

@@ -1,0 +1,262 @@
+// The shared-memory layout of stealwork: the one source of truth.
+//
+// This file is compiled twice: by asc into the Wasm core (assembly/) and by tsc into the
+// TypeScript twin and the runtime (bindings/). It may therefore hold only `export const NAME =
+// <integer expression of literals and other constants>`: no types, no functions, no imports.
+// test/layout.test.ts pins every value, so drift between the two sides fails CI.
+//
+// All addresses are byte offsets into the one shared WebAssembly.Memory. Words written by
+// different threads sit on different 128-byte lines (LINE), so a thief's CAS on a victim's
+// `head` never invalidates the line holding the owner's `tail`.
+//
+//   0        LAYOUT_BASE                                                         brk ->
+//   +--------+--------+--------+---------+------------+-----+-----+-------+-----------------+
+//   | wasm   | header | sched  | coprime |    gdir    | P0  | ... | M0 .. | chunks: G table, |
+//   | static | 1 line | 8 lines| 2 lines |  (GDIR_MAX | ... | Pn-1| Mmax-1| value blocks     |
+//   | data   |        |        |         |   words)   |     |     |       | (grow memory)    |
+//   +--------+--------+--------+---------+------------+-----+-----+-------+-----------------+
+//
+// Everything left of `brk` is fixed at init(); right of it, chunks are bump-allocated under
+// the heap lock and memory grows as needed (docs/DESIGN.md, "Growing memory").
+
+export const LINE = 128;
+export const PAGE = 65536;
+
+// Identity of the layout, checked by every thread that attaches.
+export const MAGIC = 0x4b525753; // 'SWRK' little-endian
+export const LAYOUT_VERSION = 1;
+
+// The Wasm module's own static data must end below this address; the core checks
+// __heap_base against it at init. Instantiation rewrites static data (see DESIGN.md,
+// "Instantiating on shared memory"), so no shared state lives below it.
+export const LAYOUT_BASE = 65536;
+
+// Go's constants (reference: runtime2.go, proc.go).
+export const RUNQ_SIZE = 256; // p.runq [256]guintptr
+export const RUNQ_MASK = 255;
+export const RUNQ_HALF = 128; // runqputslow moves len(runq)/2 oldest Gs
+export const GLOBRUNQ_MAX_BATCH = 128; // globrunqget caps a batch at len(runq)/2
+export const STEAL_TRIES = 4; // stealWork: const stealTries = 4
+export const GLOBAL_CHECK_TICKS = 61; // findRunnable: schedtick%61 == 0
+export const GFREE_LOCAL_MAX = 64; // gfput: move to global when n >= 64 ...
+export const GFREE_LOCAL_KEEP = 32; // ... until n < 32; gfget refills to 32
+export const MAX_PROCS = 256;
+export const MAX_MS = 512;
+
+// G states (runtime2.go: _Gidle = iota ...). Only these five are used.
+export const G_IDLE = 0;
+export const G_RUNNABLE = 1;
+export const G_RUNNING = 2;
+export const G_WAITING = 4;
+export const G_DEAD = 6;
+
+// P states (runtime2.go: _Pidle = iota ...).
+export const P_IDLE = 0;
+export const P_RUNNING = 1;
+
+// Victim order policies and steal-threshold modes (header FLAGS word).
+export const ORDER_RANDOM = 0; // Go's randomOrder: random start, random coprime stride
+export const ORDER_ROUND_ROBIN = 1; // p+1, p+2, ... (the seed's comparison baseline)
+export const FLAG_ORDER_MASK = 1;
+export const FLAG_VICTIM_HINT = 2; // try the last victim that had work first
+export const FLAG_THRESHOLD_LOAD = 4; // steal threshold derived from load, not fixed
+export const FLAG_GLOBAL_ONLY = 8; // every put goes to the global queue (benchmark baseline)
+export const FLAG_DEBUG = 16; // check G state transitions; an illegal one aborts
+
+// ---------------------------------------------------------------------------------------
+// Header: one line at LAYOUT_BASE. Written by init(), then read-only except H_GCAP/H_BRK.
+//
+//   +0 magic  +4 version  +8 nprocs  +12 maxMs  +16 gcap  +20 gmax  +24 brk  +28 flags
+//   +32 stealThreshold  +36 ncoprimes  +40 pBase  +44 mBase  +48 memBytes
+export const HEADER = LAYOUT_BASE;
+export const H_MAGIC = 0;
+export const H_VERSION = 4;
+export const H_NPROCS = 8;
+export const H_MAXMS = 12;
+export const H_GCAP = 16; // Gs with a table slot; grows by G_CHUNK under the heap lock (release store)
+export const H_GMAX = 20;
+export const H_BRK = 24; // first free byte for chunks; only under the heap lock
+export const H_FLAGS = 28;
+export const H_STEAL_THRESHOLD = 32; // fixed threshold (>= 1), or the floor of the load-derived one
+export const H_NCOPRIMES = 36;
+export const H_PBASE = 40;
+export const H_MBASE = 44;
+export const H_MEMBYTES = 48; // memory size the heap lock holder last grew to
+
+// ---------------------------------------------------------------------------------------
+// Scheduler block (Go's schedt): 8 lines after the header.
+export const SCHED = HEADER + LINE;
+
+// Line 0: sched.lock and what it guards: the global run queue (linked through G_SCHEDLINK),
+// the idle-P list and the idle-M list.
+export const S_LOCK = SCHED + 0; // 0 free, 1 held, 2 held with waiters (futex mutex)
+export const S_RUNQ_HEAD = SCHED + 4;
+export const S_RUNQ_TAIL = SCHED + 8;
+export const S_PIDLE = SCHED + 12; // P index + 1 of the first idle P (0: none); linked via P_LINK
+export const S_MIDLE = SCHED + 16; // M index + 1 of the first idle M (0: none); linked via M_LINK
+export const S_NMIDLE = SCHED + 20;
+
+// Line 1: words read lock-free by every spinning M (written under the lock or by atomics).
+export const S_RUNQ_SIZE = SCHED + LINE + 0; // sched.runqsize: written under the lock, read anywhere
+export const S_NPIDLE = SCHED + LINE + 4; // sched.npidle
+export const S_NMSPINNING = SCHED + LINE + 8; // sched.nmspinning
+export const S_NEEDSPINNING = SCHED + LINE + 12; // sched.needspinning
+
+// Line 2: the global free-G list, lock-free (Treiber stack). The head is a 64-bit word:
+// low 32 bits the first G's id, high 32 bits a version bumped by every successful CAS (ABA).
+export const S_GFREE_HEAD = SCHED + 2 * LINE; // i64, 8-aligned
+export const S_GFREE_N = SCHED + 2 * LINE + 8; // approximate count (atomic add)
+
+// Line 3: the heap lock (chunk bump allocation, memory growth, size-class lists).
+export const S_HEAP_LOCK = SCHED + 3 * LINE;
+export const S_HEAP_FREE = SCHED + 3 * LINE + 8; // HEAP_CLASSES words: first free block per class
+export const HEAP_CLASSES = 27; // block sizes 2^4 .. 2^30 bytes (class c holds 2^(c+4))
+export const HEAP_MIN_SHIFT = 4;
+
+// Lines 4-5: scheduler-wide counters, f64 (exact to 2^53). Written under the lock (or by
+// atomics where noted); readers tolerate a stale value.
+export const S_COUNTERS = SCHED + 4 * LINE;
+export const SC_GLOB_PUT = 0; // Gs put on the global queue
+export const SC_GLOB_GET = 8; // Gs taken from the global queue
+export const SC_LOCK_ACQ = 16; // sched.lock acquisitions
+export const SC_GROWS = 24; // G table chunks added
+export const SC_HEAP_ALLOCS = 32; // value blocks allocated (heap lock)
+export const SC_HEAP_FREES = 40; // value blocks freed (heap lock)
+export const SC_HEAP_BYTES = 48; // bytes in live value blocks (heap lock)
+export const SC_COUNT = 7;
+
+// Line 6: the dummy word runqGrab waits on for its 3 us back-off (never notified).
+export const S_DUMMY = SCHED + 6 * LINE;
+
+// Line 7: words the main thread and the runtime use (not touched by the core).
+export const S_RT = SCHED + 7 * LINE;
+export const S_RT_STOP = S_RT + 0; // 1 once close() has drained: Ms exit their loops
+export const S_RT_SHARES = S_RT + 4; // SharedArrayBuffers registered so far (bumped before each broadcast)
+
+// ---------------------------------------------------------------------------------------
+// Steal order: the coprimes of nprocs (randomOrder.reset), up to MAX_PROCS u32 words.
+export const COPRIMES = SCHED + 8 * LINE;
+
+// G table directory: GDIR_MAX u32 chunk addresses; G id g lives in chunk g >> G_CHUNK_SHIFT.
+export const GDIR = COPRIMES + MAX_PROCS * 4;
+export const G_CHUNK_SHIFT = 10;
+export const G_CHUNK = 1024; // Gs per chunk
+export const G_CHUNK_MASK = 1023;
+export const GDIR_MAX = 4096; // at most 4M Gs
+export const PS = GDIR + GDIR_MAX * 4; // P0's block; H_PBASE holds the same value
+
+// ---------------------------------------------------------------------------------------
+// P block: P_SIZE bytes, one per P (Go's type p).
+//
+//   line A (+0)   owner writes, others read: tail, status, schedtick, m, rand, hint, gfree
+//   line B (+128) head: CAS by the owner and by thieves
+//   line C (+256) runnext: set by the owner, CAS to 0 by thieves
+//   line D (+384) counters written by thieves (atomic add)
+//   lines E,F (+512) owner counters, f64
+//   ring (+768)   RUNQ_SIZE u32 G ids
+export const P_TAIL = 0; // runqtail: only the owner writes (store-release)
+export const P_STATUS = 4; // P_IDLE / P_RUNNING
+export const P_SCHEDTICK = 8; // bumped per new time slice (execute with !inheritTime)
+export const P_M = 12; // M index + 1 holding this P, 0 when idle
+export const P_RAND = 16; // xorshift32 state for the victim order (owner only)
+export const P_HINT = 20; // victim index + 1 that last had work (owner only), 0: none
+export const P_GFREE = 24; // head of the local free-G list (owner only), linked by G_SCHEDLINK
+export const P_GFREE_N = 28; // its length (owner writes; schedtrace reads)
+export const P_LINK = 32; // next idle P index + 1 on sched.pidle (under the lock)
+export const P_ID = 36;
+export const P_HEAD = LINE; // runqhead
+export const P_RUNNEXT = 2 * LINE;
+export const P_STOLEN_FROM = 3 * LINE; // u32, tasks stolen from this P (thief atomic add)
+export const P_STEAL_FROM_OPS = 3 * LINE + 4; // u32, steal operations against this P
+export const P_COUNTERS = 4 * LINE; // f64 counters, owner only, PC_* offsets
+export const PC_SPAWNED = 0; // Gs made runnable on this P (ready with p >= 0)
+export const PC_EXECUTED = 8; // Gs started by findRunnable on this P
+export const PC_RUNNEXT_HITS = 16;
+export const PC_LOCAL_HITS = 24;
+export const PC_GLOBAL_HITS = 32; // Gs this P ran straight from the global queue
+export const PC_STEAL_OPS = 40; // successful steals by this P
+export const PC_STOLEN = 48; // tasks this P stole
+export const PC_OVERFLOWS = 56; // runqPutSlow batches moved to the global queue
+export const PC_SPINS = 64; // times this P's M became spinning
+export const PC_PARKS = 72; // times this P was put on the idle list
+export const PC_WAKEUPS = 80; // times this P was taken off the idle list to run
+export const PC_STEAL_MISSES = 88; // full stealWork passes that found nothing
+export const PC_GFREE_MOVES = 96; // batches moved between the local and global free lists
+export const PC_COUNT = 13;
+export const P_RUNQ = 6 * LINE;
+export const P_SIZE = 6 * LINE + RUNQ_SIZE * 4; // 1792
+
+// ---------------------------------------------------------------------------------------
+// M block: M_SIZE bytes, one per M slot. M0 is the main thread; workers are M1..
+//
+//   line A (+0)   park: the futex word (0 asleep or running, 1 notified); nextp; spinning; link
+//   line B (+128) inbox: Treiber stack of finished G ids for this M (pushed by any thread)
+//   line C (+256) the runtime's per-M words (curg, state, counters), not touched by the core
+export const M_PARK = 0;
+export const M_NEXTP = 4; // P index + 1 handed over by wakep/startm, 0 none
+export const M_SPINNING = 8; // 1 while counted in nmspinning
+export const M_LINK = 12; // next idle M index + 1 on sched.midle (under the lock)
+export const M_STATUS = 16; // runtime: 0 unused, 1 starting, 2 running, 3 dead
+export const M_INBOX = LINE;
+export const M_INBOX_SEQ = LINE + 4; // bumped after each push; the main thread waitAsyncs on it
+export const M_RT = 2 * LINE;
+export const MR_SPAWNED = M_RT + 0; // f64: tasks this M spawned (owner only)
+export const MR_FINISHED = M_RT + 8; // f64: tasks this M finished, ok or failed (owner only)
+export const MR_CURG = M_RT + 16; // u32: the G this M is running, 0 none (schedtrace reads)
+export const MR_ASYNC = M_RT + 20; // u32: async tasks pinned to this M, awaiting
+export const MR_BUSY_NS = M_RT + 24; // f64: time spent running tasks (ms, fractional)
+export const M_SIZE = 3 * LINE;
+
+// Bits of M_PARK. The core's wakep stores PARK_P; the runtime ORs in the others. A sleeping M
+// swaps the word to 0 and acts on every bit it saw, so no bit is lost (DESIGN.md "Inboxes").
+export const PARK_P = 1; // a P was handed over in M_NEXTP
+export const PARK_INBOX = 2; // M_INBOX has finished Gs for this M
+export const PARK_STOP = 4; // the scheduler is closing
+export const PARK_MSG = 8; // a message (a shared buffer) waits: take a turn of the event loop
+
+// ---------------------------------------------------------------------------------------
+// G entry: G_SIZE bytes in the G table (Go's type g, plus what a task needs).
+//
+//   +0 status  +4 fn  +8 schedlink  +12 parent  +16 pending  +20 argc  +24 index  +28 join
+//   +32 prio/flags  +36 resultTag  +40 result(f64)  +48 argTags[8]  +56 spill  +60 gen
+//   +64 args[8] (f64)
+export const G_STATUS = 0; // G_* state; transitions by CAS in debug builds
+export const G_FN = 4; // task function id
+export const G_SCHEDLINK = 8; // next G on a run queue list, free list or inbox
+export const G_PARENT = 12; // G id waiting on this one (a join continuation), 0 none
+export const G_PENDING = 16; // children still running, for a join continuation
+export const G_ARGC = 20;
+export const G_INDEX = 24; // this G's argument slot in its parent
+export const G_JOIN = 28; // join word: JOIN_* bits | waiter M index + 1 in the low 16 bits
+export const G_PRIO = 32; // u8 priority, u8 flags, u16 home M + 1 (for async resumption)
+export const G_RESULT_TAG = 36;
+export const G_RESULT = 40; // f64
+export const G_ARG_TAGS = 48; // 8 x u8
+export const G_SPILL = 56; // value-block address holding arguments beyond G_INLINE_ARGS
+export const G_GEN = 60; // generation, bumped by gfPut: a stale handle is detectable
+export const G_ARGS = 64; // G_INLINE_ARGS x f64
+export const G_INLINE_ARGS = 8;
+export const G_SIZE = 128;
+
+// The join word of a G (G_JOIN).
+export const JOIN_WAITER_MASK = 0xffff; // M index + 1 that awaits the result
+export const JOIN_DONE = 0x10000; // result (or error) stored
+export const JOIN_DETACHED = 0x20000; // nobody will read the result: free it when done
+export const JOIN_ERROR = 0x40000; // the result is an error
+export const JOIN_PARENT = 0x80000; // G_PARENT/G_INDEX are set: deliver the result to the parent
+
+// Flags byte of G_PRIO (bits 8..15 of the word).
+export const GF_CONT = 0x100; // a join continuation: its arguments are its children's results
+
+// Value tags (G_RESULT_TAG, G_ARG_TAGS).
+export const TAG_UNDEFINED = 0;
+export const TAG_NULL = 1;
+export const TAG_FALSE = 2;
+export const TAG_TRUE = 3;
+export const TAG_NUMBER = 4; // payload: the f64
+export const TAG_BLOCK = 5; // payload: address of a value block holding the encoded value
+export const TAG_TASK = 6; // payload: a child G id (an argument that is a Task handle)
+export const TAG_ERROR = 7; // payload: address of a value block holding an encoded error
+
+// Value block header (8 bytes before the user bytes): class, user length.
+export const BLOCK_HEADER = 8;

@@ -1,0 +1,332 @@
+// Decoding a value block (format: the table at the head of encode.ts) back into a JS value.
+//
+// A decoded value never aliases the block: strings, arrays, typed arrays and buffers are all
+// fresh copies, so the block may be freed the moment decodeValue returns. Only SHARED_BUFFER
+// and SHARED_VIEW items give shared memory back, through the registry.
+//
+// The walk keeps its cursor and the current views in module-level variables (no allocation
+// per call); decodeValue saves and restores them in locals, so a nested decode (a registry
+// lookup that decodes) is safe.
+
+import {
+  K_UNDEFINED, K_NULL, K_FALSE, K_TRUE, K_FLOAT64, K_INT32, K_BIGINT_POS, K_BIGINT_NEG,
+  K_ASCII, K_LATIN1, K_UTF16, K_UTF16_LONE, K_ARRAY, K_NUMBER_ARRAY, K_OBJECT, K_OBJECT_NULL, K_DATE, K_MAP, K_SET,
+  K_ERROR, K_ABSENT, K_THROWN, K_ARRAY_BUFFER, K_SHARED_BUFFER, K_TYPED, K_SHARED_VIEW,
+  N_ESCAPE, HEAD_KIND_MASK, HEAD_N_SHIFT, BLOCK_PREFIX, VIEW_COUNT, VIEW_CTORS, VIEW_DATAVIEW,
+  align4,
+} from './format.js';
+import type { SharedRegistry } from './hooks.js';
+import type { Views } from './views.js';
+
+/** Strings up to this many code units are built by fromCharCode.apply over a fresh array of
+ *  the code units; longer ones by TextDecoder where the kind allows it (ASCII, UTF16), else
+ *  the same way in chunks. Measured: the array path wins below about 24-32 code units. */
+const SHORT_STRING = 32;
+/** Chunk for fromCharCode.apply: far below every engine's argument-count limit. */
+const APPLY_CHUNK = 4096;
+
+const utf8Decoder = new TextDecoder('utf-8');
+const utf16Decoder = new TextDecoder('utf-16le', { ignoreBOM: true }); // keep a leading U+FEFF
+
+/** Whether TextDecoder accepts views on shared memory here (the Encoding standard allows it;
+ *  an engine that refuses gets a copy through a private buffer). */
+const decodesShared: boolean = (() => {
+  try {
+    utf8Decoder.decode(new Uint8Array(new SharedArrayBuffer(1)));
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+let u8: Uint8Array = new Uint8Array(0);
+let u16: Uint16Array = new Uint16Array(0);
+let u32: Uint32Array = new Uint32Array(0);
+let i32: Int32Array = new Int32Array(0);
+let f64: Float64Array = new Float64Array(0);
+/** Byte address of the next head word. */
+let p = 0;
+let registry: SharedRegistry | null = null;
+
+const fromCharCode = String.fromCharCode;
+
+/** Reads the n of a head word h (the cursor is just past h). */
+function count(h: number): number {
+  const n = h >>> HEAD_N_SHIFT;
+  if (n !== N_ESCAPE) return n;
+  const real = u32[p >>> 2]!;
+  p += 4;
+  return real;
+}
+
+function corrupt(what: string, at: number): RangeError {
+  return new RangeError(`decode: ${what} at address ${at} (not a value block, or freed)`);
+}
+
+// ---- strings ------------------------------------------------------------------------------
+
+/** The string of n code units at index q of `units` (u8 or u16), without TextDecoder. */
+function fromUnits(units: Uint8Array | Uint16Array, q: number, n: number): string {
+  if (n <= APPLY_CHUNK) {
+    const codes = new Array<number>(n);
+    for (let i = 0; i < n; i++) codes[i] = units[q + i]!;
+    return fromCharCode.apply(null, codes);
+  }
+  let s = '';
+  for (let i = 0; i < n; i += APPLY_CHUNK) s += fromUnits(units, q + i, n - i < APPLY_CHUNK ? n - i : APPLY_CHUNK);
+  return s;
+}
+
+/** TextDecoder over the bytes [at, at + bytes) of memory. */
+function decodeBytes(decoder: TextDecoder, at: number, bytes: number): string {
+  const view = u8.subarray(at, at + bytes);
+  return decoder.decode(decodesShared ? view : view.slice());
+}
+
+/** The string item of kind `kind` (a string kind) with n code units at the cursor. */
+function string(kind: number, n: number): string {
+  const at = p;
+  if (kind <= K_LATIN1) {
+    p = align4(at + n);
+    return kind === K_ASCII && n > SHORT_STRING ? decodeBytes(utf8Decoder, at, n) : fromUnits(u8, at, n);
+  }
+  p = align4(at + 2 * n);
+  return kind === K_UTF16 && n > SHORT_STRING ? decodeBytes(utf16Decoder, at, 2 * n) : fromUnits(u16, at >>> 1, n);
+}
+
+/** A string item (an object key, an error's name or message). */
+function text(): string {
+  const at = p;
+  const h = u32[p >>> 2]!;
+  p += 4;
+  const kind = h & HEAD_KIND_MASK;
+  if (kind >= K_ASCII && kind <= K_UTF16_LONE) return string(kind, count(h));
+  throw corrupt(`expected a string item, found kind 0x${kind.toString(16)}`, at);
+}
+
+// ---- items --------------------------------------------------------------------------------
+
+function item(): unknown {
+  const at = p;
+  const h = u32[p >>> 2]!;
+  p += 4;
+  const kind = h & HEAD_KIND_MASK;
+  switch (kind) {
+    case K_UNDEFINED: return undefined;
+    case K_NULL: return null;
+    case K_FALSE: return false;
+    case K_TRUE: return true;
+    case K_INT32: {
+      const v = i32[p >>> 2]!;
+      p += 4;
+      return v;
+    }
+    case K_FLOAT64: {
+      if ((p & 4) !== 0) p += 4;
+      const v = f64[p >>> 3]!;
+      p += 8;
+      return v;
+    }
+    case K_ASCII:
+    case K_LATIN1:
+    case K_UTF16:
+    case K_UTF16_LONE: return string(kind, count(h));
+    case K_ARRAY: {
+      const n = count(h);
+      const a = new Array<unknown>(n);
+      for (let i = 0; i < n; i++) a[i] = item();
+      return a;
+    }
+    case K_NUMBER_ARRAY: {
+      const n = count(h);
+      if ((p & 4) !== 0) p += 4;
+      const q = p >>> 3;
+      p += 8 * n;
+      const a = new Array<number>(n);
+      for (let i = 0; i < n; i++) a[i] = f64[q + i]!;
+      return a;
+    }
+    case K_OBJECT:
+    case K_OBJECT_NULL: {
+      const n = count(h);
+      const o: Record<string, unknown> = kind === K_OBJECT ? {} : Object.create(null);
+      for (let i = 0; i < n; i++) {
+        const k = text();
+        const v = item();
+        if (k === '__proto__') define(o, k, v, true);
+        else o[k] = v;
+      }
+      return o;
+    }
+    case K_DATE: {
+      if ((p & 4) !== 0) p += 4;
+      const t = f64[p >>> 3]!;
+      p += 8;
+      return new Date(t);
+    }
+    case K_MAP: {
+      const n = count(h);
+      const m = new Map<unknown, unknown>();
+      for (let i = 0; i < n; i++) {
+        const k = item();
+        m.set(k, item());
+      }
+      return m;
+    }
+    case K_SET: {
+      const n = count(h);
+      const s = new Set<unknown>();
+      for (let i = 0; i < n; i++) s.add(item());
+      return s;
+    }
+    case K_ERROR: return error(count(h));
+    case K_THROWN: return item();
+    case K_ARRAY_BUFFER: {
+      const n = count(h);
+      const b = u8.slice(p, p + n).buffer;
+      p = align4(p + n);
+      return b;
+    }
+    case K_SHARED_BUFFER: {
+      const id = u32[p >>> 2]!;
+      p += 4;
+      return lookup(id, at);
+    }
+    case K_BIGINT_POS:
+    case K_BIGINT_NEG: return bigint(count(h), kind === K_BIGINT_NEG);
+    default:
+      if (kind >= K_TYPED && kind < K_TYPED + VIEW_COUNT) return typed(kind - K_TYPED, count(h), at);
+      if (kind >= K_SHARED_VIEW && kind < K_SHARED_VIEW + VIEW_COUNT) return sharedView(kind - K_SHARED_VIEW, at);
+      throw corrupt(`unknown item kind 0x${kind.toString(16)}`, at);
+  }
+}
+
+function define(o: object, key: string, value: unknown, enumerable: boolean): void {
+  Object.defineProperty(o, key, { value, writable: true, enumerable, configurable: true });
+}
+
+function bigint(words: number, negative: boolean): bigint {
+  if (words === 0) return 0n;
+  let hex = '0x';
+  const w = p >>> 2;
+  hex += u32[w + words - 1]!.toString(16);
+  for (let i = words - 2; i >= 0; i--) hex += u32[w + i]!.toString(16).padStart(8, '0');
+  p += 4 * words;
+  const v = BigInt(hex);
+  return negative ? -v : v;
+}
+
+function viewCtor(t: number, at: number): new (buffer: ArrayBufferLike, byteOffset?: number, length?: number) => ArrayBufferView {
+  const ctor = VIEW_CTORS[t];
+  if (ctor === null || ctor === undefined) throw corrupt(`view type ${t} (not available on this platform)`, at);
+  return ctor;
+}
+
+function typed(t: number, n: number, at: number): ArrayBufferView {
+  const ctor = viewCtor(t, at);
+  const buffer = u8.slice(p, p + n).buffer;
+  p = align4(p + n);
+  return new ctor(buffer);
+}
+
+function sharedView(t: number, at: number): ArrayBufferView {
+  const ctor = viewCtor(t, at);
+  const w = p >>> 2;
+  const id = u32[w]!;
+  const byteOffset = u32[w + 1]!;
+  const length = u32[w + 2]!;
+  p += 12;
+  const sab = lookup(id, at);
+  return t === VIEW_DATAVIEW ? new DataView(sab, byteOffset, length) : new ctor(sab, byteOffset, length);
+}
+
+function lookup(id: number, at: number): SharedArrayBuffer {
+  if (registry === null) {
+    throw new TypeError(`decode: the value shares SharedArrayBuffer #${id} (address ${at}), but no shared registry was given`);
+  }
+  return registry.lookup(id);
+}
+
+// ---- errors -------------------------------------------------------------------------------
+
+type ErrorCtor = new (message?: string, options?: { cause: unknown }) => Error;
+
+/** Built-in error classes, by name: an error of one of these names decodes as that class. */
+const ERROR_CTORS: Record<string, ErrorCtor> = Object.assign(Object.create(null) as Record<string, ErrorCtor>, {
+  Error, TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError,
+});
+
+/** The ERROR item after its head: rebuilds the error with the class its name names (else a
+ *  plain Error carrying the name), its message, stack, cause and extra props. */
+function error(extras: number): Error {
+  const name = text();
+  const message = text();
+  const stack = item();
+  let e: Error;
+  const hasCause = (u32[p >>> 2]! & HEAD_KIND_MASK) !== K_ABSENT;
+  const options = hasCause ? { cause: item() } : undefined;
+  if (!hasCause) p += 4;
+  if (name === 'AggregateError' && typeof AggregateError === 'function') {
+    e = new AggregateError([], message, options);
+  } else {
+    const ctor = ERROR_CTORS[name];
+    e = ctor === undefined ? new Error(message, options) : new ctor(message, options);
+    if (ctor === undefined) define(e, 'name', name, false);
+  }
+  define(e, 'stack', stack, false);
+  for (let i = 0; i < extras; i++) {
+    const k = text();
+    const v = item();
+    if (k === 'errors' && name === 'AggregateError') define(e, k, v, false);
+    else if (k === '__proto__') define(e, k, v, true);
+    else (e as unknown as Record<string, unknown>)[k] = v;
+  }
+  return e;
+}
+
+// ---- entry points -------------------------------------------------------------------------
+
+/** The kind of a block's top-level item. Any thread. */
+export function blockKind(views: Views, addr: number): number {
+  views.ensure(addr + BLOCK_PREFIX + 4);
+  return views.u32[(addr + BLOCK_PREFIX) >>> 2]! & HEAD_KIND_MASK;
+}
+
+/** The byte length of a block's encoding (its first word). Any thread. */
+export function blockSize(views: Views, addr: number): number {
+  views.ensure(addr + BLOCK_PREFIX);
+  return views.u32[addr >>> 2]!;
+}
+
+/**
+ * Decodes the value block at `addr`. Does not free it: the block stays valid (and may be
+ * decoded again) until someone calls heapFree / freeSlot. The result shares nothing with the
+ * block. Any thread; `views` must be this thread's; `shared` is needed only when the value holds
+ * SharedArrayBuffers (a TypeError otherwise).
+ */
+export function decodeValue(views: Views, addr: number, shared: SharedRegistry | null): unknown {
+  const size = blockSize(views, addr);
+  if (size < BLOCK_PREFIX + 4 || (size & 3) !== 0) throw corrupt(`bad block length ${size}`, addr);
+  views.ensure(addr + size);
+  const s8 = u8, s16 = u16, s32 = u32, si32 = i32, sf64 = f64, sp = p, sreg = registry;
+  u8 = views.u8;
+  u16 = views.u16;
+  u32 = views.u32;
+  i32 = views.i32;
+  f64 = views.f64;
+  p = addr + BLOCK_PREFIX;
+  registry = shared;
+  try {
+    const v = item();
+    if (p > addr + size) throw corrupt(`block overran its ${size} bytes`, addr);
+    return v;
+  } finally {
+    u8 = s8;
+    u16 = s16;
+    u32 = s32;
+    i32 = si32;
+    f64 = sf64;
+    p = sp;
+    registry = sreg;
+  }
+}

@@ -1,0 +1,759 @@
+// Encoding a JS value into a value block in shared memory.
+//
+// Block format
+// ============
+// A value block is one heap block (heapAlloc; its address is 8-aligned) holding one encoded
+// value. Offsets below are from the block's start, so an alignment "to 8" is also an absolute
+// 8-byte alignment in memory.
+//
+//   +0  u32  byte length of the whole encoding, this word included (a multiple of 4)
+//   +4  the top-level item
+//
+// Every item starts 4-aligned with a u32 head word: kind in bits 0-7, n in bits 8-31. When n
+// does not fit (n >= 0xFFFFFF), the head holds 0xFFFFFF and the real n follows as a u32
+// ("escape"). Padding bytes are zero, so equal values give equal bytes.
+//
+//   kind  name              n                    then
+//   ----  ----------------  -------------------  ----------------------------------------------
+//   0x00  UNDEFINED         0                    -
+//   0x01  NULL              0                    -
+//   0x02  FALSE             0                    -
+//   0x03  TRUE              0                    -
+//   0x04  FLOAT64           0                    pad to 8, f64 (NaN, -0, Infinity exact)
+//   0x05  INT32             0                    i32 (integers in int32 range except -0)
+//   0x06  BIGINT_POS        magnitude words      n u32, least significant first (0n: n = 0)
+//   0x07  BIGINT_NEG        magnitude words      same; the value is minus the magnitude
+//   0x08  ASCII             length               n bytes, every one < 0x80, pad to 4
+//   0x09  LATIN1            length               n bytes, one per code unit (< 0x100), pad to 4
+//   0x0A  UTF16             length               n u16 code units, well-formed, pad to 4
+//   0x0B  UTF16_LONE        length               n u16 code units as they are (a lone
+//                                                surrogate somewhere), pad to 4
+//   0x0C  ARRAY             length               n items (holes encode as UNDEFINED)
+//   0x0D  NUMBER_ARRAY      length               pad to 8, n f64 (an array of numbers only)
+//   0x0E  OBJECT            own enumerable keys  n x (key: a string item, value item)
+//   0x0F  OBJECT_NULL       same                 same; decodes with a null prototype
+//   0x10  DATE              0                    pad to 8, f64 time value (NaN: invalid date)
+//   0x11  MAP               size                 n x (key item, value item), insertion order
+//   0x12  SET               size                 n items, insertion order
+//   0x13  ERROR             extra props          name, message (strings), stack (string or
+//                                                UNDEFINED), cause (item, or ABSENT), then
+//                                                n x (key string item, value item)
+//   0x14  ABSENT            0                    - (only as an ERROR's cause: no own cause)
+//   0x15  THROWN            0                    one item: a thrown value that is not an Error
+//                                                (only at the top of an error block, errors.ts)
+//   0x16  ARRAY_BUFFER      byteLength           n bytes, pad to 4
+//   0x17  SHARED_BUFFER     0                    u32 registry id (SharedRegistry)
+//   0x20+t TYPED            byteLength           n bytes copied from the view, pad to 4
+//   0x30+t SHARED_VIEW      0                    u32 id, u32 byteOffset, u32 length (elements;
+//                                                bytes for a DataView)
+//
+// View types t: 0 Int8, 1 Uint8, 2 Uint8Clamped, 3 Int16, 4 Uint16, 5 Int32, 6 Uint32,
+// 7 Float32, 8 Float64, 9 BigInt64, 10 BigUint64, 11 DataView, 12 Float16 (format.ts).
+//
+// The four string kinds let the decoder pick its fastest exact path: ASCII and well-formed
+// UTF16 can go through TextDecoder (utf-8 and utf-16le); LATIN1 and UTF16_LONE cannot (it would
+// remap 0x80-0xFF or replace lone surrogates) and are built from their code units.
+//
+// What the format does not keep: identity (a value reached twice is encoded twice; a cycle is
+// a TypeError), a view's offset into its ArrayBuffer and the bytes outside it (a copied view
+// decodes onto a fresh buffer holding exactly its bytes), subclass prototypes (a Buffer decodes
+// as a Uint8Array), non-index properties of arrays, symbol keys.
+//
+// How a block is made (measured, see the report in docs): the value is encoded into a
+// module-level scratch buffer in one pass, then the block is allocated at the exact size and
+// the bytes copied in. One pass means strings are scanned once and Object.keys runs once;
+// a TypeError is found before anything is allocated, so a failed encode leaks nothing.
+
+import {
+  K_UNDEFINED, K_NULL, K_FALSE, K_TRUE, K_FLOAT64, K_INT32, K_BIGINT_POS, K_BIGINT_NEG,
+  K_ASCII, K_LATIN1, K_UTF16, K_UTF16_LONE, K_ARRAY, K_NUMBER_ARRAY, K_OBJECT, K_OBJECT_NULL, K_DATE, K_MAP, K_SET,
+  K_ERROR, K_ABSENT, K_THROWN, K_ARRAY_BUFFER, K_SHARED_BUFFER, K_TYPED, K_SHARED_VIEW,
+  N_ESCAPE, HEAD_N_SHIFT, BLOCK_PREFIX, VIEW_CTORS, VIEW_DATAVIEW, viewType,
+} from './format.js';
+import type { Heap, SharedRegistry } from './hooks.js';
+import type { Views } from './views.js';
+
+/** What a TypeError for an unsupported value lists. */
+export const SUPPORTED = 'numbers, booleans, null, undefined, strings, bigints, arrays, ' +
+  'plain objects, Dates, Maps, Sets, Errors, typed arrays, DataViews, ArrayBuffers and ' +
+  'SharedArrayBuffers';
+
+/** Nesting deeper than this is a TypeError rather than a stack overflow (encode and decode
+ *  recurse once per level; 1000 leaves ample room on every engine's default stack). */
+export const MAX_DEPTH = 1000;
+
+/** Ancestors up to this depth are checked for cycles by a linear scan (cheaper than a Map for
+ *  the shallow values tasks pass); deeper ones go in a Map. */
+const SCAN_DEPTH = 32;
+
+/** Scratch sizes: the first allocation, and the largest kept between calls (a bigger one made
+ *  for a large value is dropped afterwards so it does not pin memory). */
+const SCRATCH_INITIAL = 16 * 1024;
+const SCRATCH_KEEP = 1 << 20;
+
+/** Blocks up to this many bytes are copied word by word; larger ones with one set(). A
+ *  subarray costs an object, which only pays off past a few dozen words (measured). */
+const COPY_LOOP_MAX = 256;
+
+/** Strings this long or longer are tried with TextEncoder.encodeInto first (measured: the
+ *  charCodeAt loop wins below about 48 code units, encodeInto above). */
+const ENCODE_INTO_MIN = 64;
+const textEncoder = new TextEncoder();
+
+const SAB: SharedArrayBufferConstructor | null =
+  typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null;
+const hasOwn = Object.prototype.hasOwnProperty;
+const getTime = Date.prototype.getTime;
+
+// ---------------------------------------------------------------------------------------
+// Failures. Inside the encoder a bad value throws a CodecFailure; each container it passes on
+// the way out adds its path segment; the entry point turns it into the one TypeError the caller
+// sees. Nothing is built on the success path.
+
+class CodecFailure {
+  /** Path segments, innermost first. */
+  readonly segments: string[] = [];
+  constructor(
+    /** The sentence after the path: "is a function; only ...". */
+    readonly reason: string,
+    /** For a cycle: the depth of the ancestor it returns to, whose path is a prefix of this
+     *  one. -1 otherwise. */
+    readonly backTo: number,
+    readonly cause: unknown,
+  ) {}
+}
+
+function unsupported(what: string): CodecFailure {
+  return new CodecFailure(`${what}; only ${SUPPORTED} can cross threads`, -1, undefined);
+}
+
+function describeError(e: unknown): string {
+  try {
+    if (e instanceof Error) return `${e.name}: ${e.message}`;
+    return String(e);
+  } catch {
+    return 'an unprintable value';
+  }
+}
+
+/** The failure a foreign exception (a throwing getter or proxy trap) becomes. */
+function readFailure(e: unknown): CodecFailure {
+  return new CodecFailure(`could not be read (${describeError(e)})`, -1, e);
+}
+
+const IDENT = /^[A-Za-z_$][\w$]*$/;
+
+function propSegment(key: string): string {
+  return IDENT.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
+function article(name: string): string {
+  return /^[AEIOU]/i.test(name) ? `an ${name}` : `a ${name}`;
+}
+
+/** "is a WeakMap", "is an instance of class Point", for an object the codec refuses. */
+function describeObject(o: object, proto: object | null): string {
+  let name = '';
+  try {
+    const ctor = (proto as { constructor?: unknown } | null)?.constructor;
+    if (typeof ctor === 'function' && typeof ctor.name === 'string') {
+      name = ctor.name;
+      if ((globalThis as Record<string, unknown>)[name] !== ctor) return `is an instance of class ${name || '(anonymous)'}`;
+    }
+  } catch {
+    // a throwing `constructor` getter: fall through to the generic wording
+  }
+  if (name !== '') return `is ${article(name)}`;
+  return ArrayBuffer.isView(o) ? 'is an ArrayBuffer view of an unknown type' : 'is an object with a non-plain prototype';
+}
+
+/** Builds the caller's TypeError: label, path inside the value, reason. */
+function toTypeError(e: unknown, label: string): TypeError {
+  const failure = e instanceof CodecFailure ? e : readFailure(e);
+  const segs = failure.segments;
+  let path = '';
+  for (let i = segs.length - 1; i >= 0; i--) path += segs[i];
+  let reason = failure.reason;
+  if (failure.backTo >= 0) {
+    let back = '';
+    for (let i = segs.length - 1; i >= segs.length - failure.backTo; i--) back += segs[i];
+    reason = `refers back to ${back === '' ? 'the value itself' : back} (a cycle); cyclic values cannot cross threads`;
+  }
+  const message = `${label}${path === '' ? '' : ' ' + path} ${reason}`;
+  return failure.cause === undefined ? new TypeError(message) : new TypeError(message, { cause: failure.cause });
+}
+
+// ---------------------------------------------------------------------------------------
+// The encoder: a scratch buffer and the walk over the value.
+
+class Encoder {
+  buf: ArrayBuffer;
+  u8: Uint8Array;
+  u16: Uint16Array;
+  u32: Uint32Array;
+  i32: Int32Array;
+  f64: Float64Array;
+  cap: number;
+  /** Next byte to write; always a multiple of 4 between items. */
+  pos = 0;
+  /** Containers being encoded, outermost first (cycle detection). */
+  depth = 0;
+  readonly stack: (object | undefined)[] = [];
+  deep: Map<object, number> | null = null;
+  shared: SharedRegistry | null = null;
+  /** Set while an encode runs: a getter that encodes again gets a fresh Encoder. */
+  busy = false;
+
+  constructor(cap: number) {
+    this.cap = cap;
+    this.buf = new ArrayBuffer(cap);
+    this.u8 = new Uint8Array(this.buf);
+    this.u16 = new Uint16Array(this.buf);
+    this.u32 = new Uint32Array(this.buf);
+    this.i32 = new Int32Array(this.buf);
+    this.f64 = new Float64Array(this.buf);
+  }
+
+  private setBuffer(cap: number): void {
+    this.cap = cap;
+    this.buf = new ArrayBuffer(cap);
+    this.u8 = new Uint8Array(this.buf);
+    this.u16 = new Uint16Array(this.buf);
+    this.u32 = new Uint32Array(this.buf);
+    this.i32 = new Int32Array(this.buf);
+    this.f64 = new Float64Array(this.buf);
+  }
+
+  /** Room for n more bytes at pos. Views cached by a caller are stale after this. */
+  reserve(n: number): void {
+    if (this.pos + n > this.cap) this.grow(this.pos + n);
+  }
+
+  private grow(need: number): void {
+    let cap = this.cap * 2;
+    while (cap < need) cap *= 2;
+    const old = this.u8;
+    this.setBuffer(cap);
+    this.u8.set(old.subarray(0, this.pos));
+  }
+
+  /** Clears per-call state; drops an oversized scratch. */
+  reset(): void {
+    const stack = this.stack;
+    for (let i = 0; i < this.depth; i++) stack[i] = undefined;
+    this.depth = 0;
+    this.deep?.clear();
+    this.shared = null;
+    this.busy = false;
+    if (this.cap > SCRATCH_KEEP) this.setBuffer(SCRATCH_INITIAL);
+  }
+
+  head(kind: number, n: number): void {
+    this.reserve(8);
+    const w = this.pos >>> 2;
+    if (n < N_ESCAPE) {
+      this.u32[w] = kind | (n << HEAD_N_SHIFT);
+      this.pos += 4;
+    } else {
+      this.u32[w] = kind | (N_ESCAPE << HEAD_N_SHIFT);
+      this.u32[w + 1] = n;
+      this.pos += 8;
+    }
+  }
+
+  /** A head word with n = 0 and nothing after it. */
+  word(kind: number): void {
+    this.reserve(4);
+    this.u32[this.pos >>> 2] = kind;
+    this.pos += 4;
+  }
+
+  /** Head word, then pad to 8: returns the f64 index of the payload. Room for 16 reserved. */
+  private head8(kind: number): number {
+    this.reserve(16);
+    let w = this.pos >>> 2;
+    this.u32[w++] = kind;
+    if ((w & 1) !== 0) this.u32[w++] = 0;
+    this.pos = (w << 2) + 8;
+    return w >>> 1;
+  }
+
+  /** Zero-pads the byte position p to 4 and makes it the write position. */
+  private endBytes(p: number): void {
+    const u8 = this.u8;
+    while ((p & 3) !== 0) u8[p++] = 0;
+    this.pos = p;
+  }
+
+  // ---- entering and leaving containers (cycle and depth checks) ---------------------------
+
+  enter(o: object): void {
+    const d = this.depth;
+    const stack = this.stack;
+    const scan = d < SCAN_DEPTH ? d : SCAN_DEPTH;
+    for (let i = 0; i < scan; i++) {
+      if (stack[i] === o) throw new CodecFailure('', i, undefined);
+    }
+    if (d >= SCAN_DEPTH) {
+      const deep = this.deep ??= new Map();
+      const j = deep.get(o);
+      if (j !== undefined) throw new CodecFailure('', j, undefined);
+      if (d >= MAX_DEPTH) throw new CodecFailure(`is nested more than ${MAX_DEPTH} levels deep`, -1, undefined);
+      deep.set(o, d);
+    }
+    stack[d] = o;
+    this.depth = d + 1;
+  }
+
+  leave(): void {
+    const d = --this.depth;
+    if (d >= SCAN_DEPTH) this.deep!.delete(this.stack[d]!);
+    this.stack[d] = undefined;
+  }
+
+  /** Leaves every container above depth d (after a failure caught inside the walk). */
+  unwind(d: number): void {
+    while (this.depth > d) this.leave();
+  }
+
+  /** Adds a path segment to a failure passing through a container (or turns a foreign
+   *  exception thrown while reading that child into a failure). */
+  within(e: unknown, segment: string | null): CodecFailure {
+    const failure = e instanceof CodecFailure ? e : readFailure(e);
+    if (segment !== null) failure.segments.push(segment);
+    return failure;
+  }
+
+  // ---- items --------------------------------------------------------------------------------
+
+  item(v: unknown): void {
+    switch (typeof v) {
+      case 'number': this.number(v); return;
+      case 'string': this.string(v); return;
+      case 'boolean': this.word(v ? K_TRUE : K_FALSE); return;
+      case 'undefined': this.word(K_UNDEFINED); return;
+      case 'object':
+        if (v === null) this.word(K_NULL);
+        else this.object(v);
+        return;
+      case 'bigint': this.bigint(v); return;
+      case 'function': throw unsupported('is a function');
+      case 'symbol': throw unsupported('is a symbol');
+      default: throw unsupported(`is a ${typeof v}`);
+    }
+  }
+
+  number(v: number): void {
+    if ((v | 0) === v && (v !== 0 || 1 / v > 0)) {
+      this.reserve(8);
+      const w = this.pos >>> 2;
+      this.u32[w] = K_INT32;
+      this.i32[w + 1] = v;
+      this.pos += 8;
+      return;
+    }
+    const i = this.head8(K_FLOAT64);
+    this.f64[i] = v;
+  }
+
+  /** ASCII or LATIN1 when every code unit is below 256 (the common case, tried first), else
+   *  UTF16 or UTF16_LONE. */
+  string(s: string): void {
+    const n = s.length;
+    const start = this.pos;
+    this.head(K_ASCII, n);
+    this.reserve(n + 3);
+    const u8 = this.u8;
+    const p = this.pos;
+    if (n >= ENCODE_INTO_MIN) {
+      // Native and much faster on long strings; it writes exactly n bytes only for ASCII.
+      const r = textEncoder.encodeInto(s, u8.subarray(p, p + n));
+      if (r.read === n && r.written === n) {
+        this.endBytes(p + n);
+        return;
+      }
+    }
+    let all = 0;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 255) {
+        this.pos = start;
+        this.utf16(s, n);
+        return;
+      }
+      all |= c;
+      u8[p + i] = c;
+    }
+    if (all >= 0x80) this.u8[start] = K_LATIN1;
+    this.endBytes(p + n);
+  }
+
+  private utf16(s: string, n: number): void {
+    const start = this.pos;
+    this.head(K_UTF16, n);
+    this.reserve(2 * n + 2);
+    const u16 = this.u16;
+    let q = this.pos >>> 1;
+    let lone = false;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      u16[q + i] = c;
+      if ((c & 0xf800) === 0xd800) {
+        // A surrogate: well-formed only as a high one followed by a low one.
+        const d = c < 0xdc00 && i + 1 < n ? s.charCodeAt(i + 1) : 0;
+        if ((d & 0xfc00) === 0xdc00) u16[q + ++i] = d;
+        else lone = true;
+      }
+    }
+    if (lone) this.u8[start] = K_UTF16_LONE;
+    q += n;
+    if ((q & 1) !== 0) u16[q++] = 0;
+    this.pos = q << 1;
+  }
+
+  bigint(v: bigint): void {
+    const neg = v < 0n;
+    const hex = (neg ? -v : v).toString(16);
+    if (hex === '0') {
+      this.word(K_BIGINT_POS);
+      return;
+    }
+    const words = Math.ceil(hex.length / 8);
+    this.head(neg ? K_BIGINT_NEG : K_BIGINT_POS, words);
+    this.reserve(4 * words);
+    const u32 = this.u32;
+    const w = this.pos >>> 2;
+    for (let i = 0, end = hex.length; i < words; i++, end -= 8) {
+      u32[w + i] = parseInt(hex.slice(end > 8 ? end - 8 : 0, end), 16);
+    }
+    this.pos += 4 * words;
+  }
+
+  object(o: object): void {
+    if (Array.isArray(o)) {
+      this.array(o);
+      return;
+    }
+    const proto = Object.getPrototypeOf(o) as object | null;
+    if (proto === Object.prototype) this.plain(o, K_OBJECT);
+    else if (proto === null) this.plain(o, K_OBJECT_NULL);
+    else if (ArrayBuffer.isView(o)) this.view(o);
+    else if (proto === Date.prototype) this.date(o as Date);
+    else if (proto === Map.prototype) this.map(o as Map<unknown, unknown>);
+    else if (proto === Set.prototype) this.set(o as Set<unknown>);
+    else if (proto === ArrayBuffer.prototype) this.bytes(K_ARRAY_BUFFER, o as ArrayBuffer, 0, (o as ArrayBuffer).byteLength);
+    else if (SAB !== null && proto === SAB.prototype) {
+      const id = this.register(o as SharedArrayBuffer, 'is a SharedArrayBuffer');
+      this.reserve(8);
+      const w = this.pos >>> 2;
+      this.u32[w] = K_SHARED_BUFFER;
+      this.u32[w + 1] = id;
+      this.pos += 8;
+    } else if (o instanceof Error) this.error(o);
+    else throw unsupported(describeObject(o, proto));
+  }
+
+  date(d: Date): void {
+    const t = getTime.call(d);
+    const i = this.head8(K_DATE);
+    this.f64[i] = t;
+  }
+
+  /** NUMBER_ARRAY when every element is a number (tried when the first one is), else ARRAY. */
+  array(a: unknown[]): void {
+    this.enter(a);
+    const n = a.length;
+    const start = this.pos;
+    let i = 0;
+    try {
+      if (n > 0 && typeof a[0] === 'number') {
+        this.head(K_NUMBER_ARRAY, n);
+        this.reserve(8 * n + 4);
+        if ((this.pos & 4) !== 0) {
+          this.u32[this.pos >>> 2] = 0;
+          this.pos += 4;
+        }
+        const f64 = this.f64;
+        const q = this.pos >>> 3;
+        for (; i < n; i++) {
+          const v = a[i];
+          if (typeof v !== 'number') break;
+          f64[q + i] = v;
+        }
+        if (i === n) {
+          this.pos += 8 * n;
+          this.leave();
+          return;
+        }
+        this.pos = start;
+        i = 0;
+      }
+      this.head(K_ARRAY, n);
+      for (; i < n; i++) this.item(a[i]);
+    } catch (e) {
+      throw this.within(e, `[${i}]`);
+    }
+    this.leave();
+  }
+
+  plain(o: object, kind: number): void {
+    this.enter(o);
+    let keys: string[] | null = null;
+    let i = 0;
+    try {
+      keys = Object.keys(o);
+      const n = keys.length;
+      this.head(kind, n);
+      for (; i < n; i++) {
+        const k = keys[i]!;
+        this.string(k);
+        this.item((o as Record<string, unknown>)[k]);
+      }
+    } catch (e) {
+      throw this.within(e, keys === null ? null : propSegment(keys[i]!));
+    }
+    this.leave();
+  }
+
+  map(m: Map<unknown, unknown>): void {
+    this.enter(m);
+    const n = m.size;
+    let i = 0;
+    let side = 'key';
+    try {
+      this.head(K_MAP, n);
+      for (const [k, v] of m) {
+        if (i === n) break;
+        side = 'key';
+        this.item(k);
+        side = 'value';
+        this.item(v);
+        i++;
+      }
+      if (i !== n) throw new CodecFailure('changed size while being encoded', -1, undefined);
+    } catch (e) {
+      throw this.within(e, i < n ? `.<${side} #${i}>` : null);
+    }
+    this.leave();
+  }
+
+  set(s: Set<unknown>): void {
+    this.enter(s);
+    const n = s.size;
+    let i = 0;
+    try {
+      this.head(K_SET, n);
+      for (const v of s) {
+        if (i === n) break;
+        this.item(v);
+        i++;
+      }
+      if (i !== n) throw new CodecFailure('changed size while being encoded', -1, undefined);
+    } catch (e) {
+      throw this.within(e, i < n ? `.<entry #${i}>` : null);
+    }
+    this.leave();
+  }
+
+  /** A kind with n = byteLength, then a copy of the bytes, zero-padded to 4. */
+  private bytes(kind: number, buffer: ArrayBufferLike, offset: number, n: number): void {
+    this.head(kind, n);
+    this.reserve(n + 3);
+    if (n > 0) this.u8.set(new Uint8Array(buffer, offset, n), this.pos);
+    this.endBytes(this.pos + n);
+  }
+
+  view(v: ArrayBufferView): void {
+    const t = viewType(v);
+    if (t < 0 || VIEW_CTORS[t] === null) throw unsupported(describeObject(v, Object.getPrototypeOf(v) as object | null));
+    const buffer = v.buffer;
+    if (SAB !== null && buffer instanceof SAB) {
+      const id = this.register(buffer, 'is a view on a SharedArrayBuffer');
+      this.reserve(16);
+      const w = this.pos >>> 2;
+      const u32 = this.u32;
+      u32[w] = K_SHARED_VIEW + t;
+      u32[w + 1] = id;
+      u32[w + 2] = v.byteOffset;
+      u32[w + 3] = t === VIEW_DATAVIEW ? v.byteLength : (v as Uint8Array).length;
+      this.pos += 16;
+      return;
+    }
+    this.bytes(K_TYPED + t, buffer, v.byteOffset, v.byteLength);
+  }
+
+  private register(sab: SharedArrayBuffer, what: string): number {
+    const shared = this.shared;
+    if (shared === null) throw new CodecFailure(`${what}, but no shared registry was given to share it`, -1, undefined);
+    let id: number;
+    try {
+      id = shared.register(sab);
+    } catch (e) {
+      throw new CodecFailure(`${what} that the shared registry refused (${describeError(e)})`, -1, e);
+    }
+    if (id >>> 0 !== id) throw new CodecFailure(`${what}, but shared.register returned ${String(id)}, not a u32 id`, -1, undefined);
+    return id;
+  }
+
+  // ---- Errors: lenient, an Error always encodes --------------------------------------------
+
+  /** name, message, stack, cause and extra own enumerable props; a cause or prop that cannot be
+   *  encoded (or read) is left out rather than failing the whole error. */
+  error(e: Error): void {
+    this.enter(e);
+    const at = this.pos;
+    this.word(K_ERROR);
+    this.string(readText(e, 'name', 'Error'));
+    this.string(readText(e, 'message', ''));
+    const stack = readOr(e, 'stack', undefined);
+    if (typeof stack === 'string') this.string(stack);
+    else this.word(K_UNDEFINED);
+    if (!(readOwns(e, 'cause') && this.optional(e, 'cause'))) this.word(K_ABSENT);
+    let keys: string[] = [];
+    try {
+      keys = Object.keys(e);
+    } catch {
+      // a proxy that refuses ownKeys: no extra props
+    }
+    let count = 0;
+    for (let i = 0; i < keys.length && count < N_ESCAPE - 1; i++) {
+      const k = keys[i]!;
+      if (k === 'name' || k === 'message' || k === 'stack' || k === 'cause') continue;
+      if (this.extra(e, k)) count++;
+    }
+    if (isAggregate(e) && !keys.includes('errors') && readOwns(e, 'errors') &&
+      this.extra(e, 'errors')) count++;
+    this.u32[at >>> 2] = K_ERROR | (count << HEAD_N_SHIFT);
+    this.leave();
+  }
+
+  /** Encodes key and value of an extra prop, or nothing (returns false) if the value fails. */
+  private extra(o: object, key: string): boolean {
+    const at = this.pos;
+    this.string(key);
+    if (this.optional(o, key)) return true;
+    this.pos = at;
+    return false;
+  }
+
+  /** Encodes o[key] if it can be read and encoded; else rewinds and returns false. */
+  private optional(o: object, key: string): boolean {
+    const at = this.pos;
+    const d = this.depth;
+    try {
+      this.item((o as Record<string, unknown>)[key]);
+      return true;
+    } catch {
+      this.unwind(d);
+      this.pos = at;
+      return false;
+    }
+  }
+}
+
+/** AggregateError keeps its `errors` non-enumerable; they travel as an extra prop. */
+function isAggregate(e: Error): boolean {
+  try {
+    return typeof AggregateError === 'function' && e instanceof AggregateError;
+  } catch {
+    return false;
+  }
+}
+
+function readOr(o: object, key: string, fallback: unknown): unknown {
+  try {
+    return (o as Record<string, unknown>)[key];
+  } catch {
+    return fallback;
+  }
+}
+
+function readText(o: object, key: string, fallback: string): string {
+  const v = readOr(o, key, undefined);
+  if (typeof v === 'string') return v;
+  if (v === undefined) return fallback;
+  try {
+    return String(v);
+  } catch {
+    return fallback;
+  }
+}
+
+function readOwns(o: object, key: string): boolean {
+  try {
+    return hasOwn.call(o, key);
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Entry points.
+
+const main = new Encoder(SCRATCH_INITIAL);
+
+/** Allocates a block for the encoding in `enc` and copies it in; returns the block address. */
+function copyOut(views: Views, heap: Heap, enc: Encoder, label: string): number {
+  const size = enc.pos;
+  enc.u32[0] = size;
+  const addr = heap.heapAlloc(size);
+  if (addr === 0) throw new RangeError(`${label}: out of shared memory (a value block of ${size} bytes)`);
+  if (addr + size > views.end) {
+    try {
+      views.ensure(addr + size);
+    } catch (e) {
+      heap.heapFree(addr);
+      throw e;
+    }
+  }
+  if (size <= COPY_LOOP_MAX) {
+    const dst = views.u32;
+    const src = enc.u32;
+    const a = addr >>> 2;
+    for (let i = 0, n = size >>> 2; i < n; i++) dst[a + i] = src[i]!;
+  } else {
+    views.u8.set(enc.u8.subarray(0, size), addr);
+  }
+  return addr;
+}
+
+function encodeBlock(views: Views, heap: Heap, value: unknown, label: string,
+  shared: SharedRegistry | null, wrap: number): number {
+  const enc = main.busy ? new Encoder(256) : main;
+  enc.busy = true;
+  enc.shared = shared;
+  enc.pos = BLOCK_PREFIX;
+  try {
+    if (wrap !== 0) enc.word(wrap);
+    enc.item(value);
+  } catch (e) {
+    enc.reset();
+    throw toTypeError(e, label);
+  }
+  try {
+    return copyOut(views, heap, enc, label);
+  } finally {
+    enc.reset();
+  }
+}
+
+/**
+ * Encodes `value` into a new value block; returns its address (for a TAG_BLOCK slot). Throws a
+ * TypeError naming `label` and the path inside the value when it holds something that cannot
+ * cross threads, before allocating anything; a RangeError when the heap is exhausted. The
+ * caller owns the block until it hands it on; whoever decodes it last frees it (heapFree, or
+ * freeSlot on the slot holding it). Any thread; `views` must be this thread's.
+ */
+export function encodeValue(views: Views, heap: Heap, value: unknown, label: string,
+  shared: SharedRegistry | null): number {
+  return encodeBlock(views, heap, value, label, shared, 0);
+}
+
+/**
+ * Like encodeValue, for a thrown value that is not an Error: the block's top item is THROWN
+ * wrapping the value, so an error block says which kind of failure it holds. errors.ts only.
+ */
+export function encodeThrown(views: Views, heap: Heap, value: unknown, label: string,
+  shared: SharedRegistry | null): number {
+  return encodeBlock(views, heap, value, label, shared, K_THROWN);
+}

@@ -1,0 +1,91 @@
+// The scheduler core's face: the operations both backends implement with the same semantics
+// over the same bytes (assembly/ compiled to Wasm, and the TypeScript twin in bindings/core/ts/).
+//
+// Every argument and result is a small integer, so a Wasm instance's exports satisfy this
+// interface as they are: one JS-to-Wasm call per operation, no wrappers on the hot path.
+// G ids are u32 with 0 meaning "none"; P and M indexes are 0-based. The protocols are written
+// out in docs/DESIGN.md; each method names its section there and who may call it.
+
+export type Backend = 'wasm' | 'js';
+
+/** What `stopM` tells the M that called it (docs/DESIGN.md, "Spin, then park"). */
+export const Stop = {
+  /** Parked: the P is idle, the M is on the idle list and must sleep on its park word. */
+  Sleep: 0,
+  /** Recheck found work and this M took an idle P again: acquireP(m), then go to the top. */
+  Retry: -1,
+} as const;
+
+export interface Core {
+  /**
+   * Lays the layout down on fresh memory: header, scheduler block, coprimes, every P idle on
+   * the idle list, every M slot unused, and the first G chunks on the global free list.
+   * Main thread only, once, before any other call on this memory.
+   */
+  init(nprocs: number, maxMs: number, gcapInit: number, gmax: number, flags: number,
+    stealThreshold: number, seed: number): void;
+
+  /** Per-instance setting: may this thread block in Atomics.wait (false on the main thread). */
+  setCanBlock(canBlock: number): void;
+
+  // ---- G allocation (DESIGN.md "Free Gs") -------------------------------------------------
+  /** A G in state G_DEAD, its fields other than status/gen zeroed, or 0 when the table is at
+   *  gmax. p >= 0: owner P only (uses the P's cache); p < 0: any thread (global list). */
+  gfGet(p: number): number;
+  /** Returns a G_DEAD G to the free lists (bumps its generation). Same caller rule as gfGet. */
+  gfPut(p: number, g: number): void;
+  /** G status transition; with FLAG_DEBUG an illegal one aborts with both states named. */
+  gSetStatus(g: number, from: number, to: number): void;
+  /** Byte address of G g's entry. Any thread. */
+  gAddr(g: number): number;
+
+  // ---- Run queues (DESIGN.md "Local run queue", "Global run queue") -----------------------
+  /** Owner P only. Puts g on p's ring (or runnext when next != 0); a full ring spills. */
+  runqPut(p: number, g: number, next: number): void;
+  /** Owner P only. runnext first, then the ring head; 0 when empty. */
+  runqGet(p: number): number;
+  /** Owner of p only. Steals ceil(half) of victim's ring into p's; returns one G to run, 0 none. */
+  runqSteal(p: number, victim: number, stealRunNext: number): number;
+  /** Any thread. Never reports empty while a G is queued or in runnext. */
+  runqEmpty(p: number): number;
+  /** Any thread. tail - head, runnext not counted (schedtrace's per-P figure). */
+  runqLen(p: number): number;
+  /** Any thread. Takes sched.lock. */
+  globrunqPut(g: number): void;
+  /** Any thread. Takes sched.lock; links head..tail (n Gs, linked by G_SCHEDLINK). */
+  globrunqPutBatch(head: number, tail: number, n: number): void;
+  /** Owner P only. Takes sched.lock; Go's batch rule; returns the first, queues the rest on p. */
+  globrunqGet(p: number, max: number): number;
+
+  // ---- Scheduling (DESIGN.md "findRunnable", "Spin, then park", "wakep") ------------------
+  /** Runtime only: makes g runnable (from G_DEAD or G_WAITING). p >= 0 (owner P): runqPut(p, g,
+   *  next); p < 0 (no P, e.g. the main thread): global queue. Then wakep() if needed. */
+  ready(p: number, g: number, next: number): void;
+  /** M m holding P p only. Go's findRunnable without the blocking part: returns a G already
+   *  marked G_RUNNING, or 0 (m may have become spinning; call stopM next). */
+  findRunnable(p: number, m: number): number;
+  /** M m holding P p only. Releases p; returns a G (global work found, p kept), Stop.Sleep or
+   *  Stop.Retry. */
+  stopM(p: number, m: number): number;
+  /** Any thread. Wakes an idle M with an idle P if nobody spins. */
+  wakep(): void;
+  /** M m without a P only: puts m on the idle list (start-up). */
+  mPut(m: number): void;
+  /** After waking: takes the P handed over in M_NEXTP and marks it running; returns its index. */
+  acquireP(m: number): number;
+
+  // ---- Steal policy (DESIGN.md "Victim order", "Steal threshold") -------------------------
+  /** Owner P only. Go's stealWork: 4 passes in the configured victim order. */
+  stealWork(p: number): number;
+  /** Any thread. The steal threshold in force now (fixed or from load). */
+  stealThreshold(): number;
+  /** Any thread. Fills nothing; returns the victim visited at step i of the enumeration
+   *  started with seed r (test hook for the victim order). */
+  stealOrderAt(p: number, r: number, i: number): number;
+
+  // ---- Value blocks (DESIGN.md "Value blocks") ---------------------------------------------
+  /** Any thread. Address of at least `size` user bytes (8-aligned), 0 when memory is exhausted. */
+  heapAlloc(size: number): number;
+  /** Any thread. Frees a block returned by heapAlloc. */
+  heapFree(addr: number): void;
+}

@@ -1,0 +1,31 @@
+// The backend switch: one face (`Core`) over either the Wasm core or its TypeScript twin.
+// Re-exports only, plus the one function that picks a backend.
+
+import type { Backend, Core } from './core.js';
+import { instantiateWasmCore, compileCoreModule, createMemory } from './wasm.js';
+import { createTsCore } from './ts/index.js';
+
+export type { Backend, Core } from './core.js';
+export { Stop } from './core.js';
+export { compileCoreModule, createMemory } from './wasm.js';
+export { createTsCore } from './ts/index.js';
+
+/**
+ * Attaches this thread to the core over `memory`. `module` is the compiled Wasm core (needed
+ * for the 'wasm' backend only; pass the same module to every thread). `canBlock` is false on a
+ * thread that must never `Atomics.wait` (a main thread). Any thread, once per thread.
+ */
+export function attachCore(backend: Backend, memory: WebAssembly.Memory,
+  module: WebAssembly.Module | null, canBlock: boolean): Core {
+  if (backend === 'wasm') {
+    if (module === null) throw new TypeError("attachCore: the 'wasm' backend needs the compiled core module");
+    return instantiateWasmCore(module, memory, canBlock);
+  }
+  return createTsCore(memory, canBlock);
+}
+
+/** Compiles the core module when the backend needs one. Any thread. */
+export async function loadCoreModule(backend: Backend, debug = false): Promise<WebAssembly.Module | null> {
+  return backend === 'wasm' ? compileCoreModule(debug) : null;
+}
+

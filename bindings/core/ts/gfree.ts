@@ -1,0 +1,112 @@
+// Free Gs: Go's gfput / gfget (docs/DESIGN.md, "Free Gs").
+//
+// Each P keeps a LIFO list of G_DEAD Gs (P_GFREE, P_GFREE_N), touched only by its owner; past
+// GFREE_LOCAL_MAX it moves Gs to the global free stack (gfstack.ts) until fewer than
+// GFREE_LOCAL_KEEP remain, and when empty it refills up to GFREE_LOCAL_KEEP from there. With
+// no free G anywhere the table grows (ggrow.ts).
+
+import {
+  FLAG_DEBUG, G_DEAD, G_GEN, G_SCHEDLINK, G_SIZE, G_STATUS, GFREE_LOCAL_KEEP, GFREE_LOCAL_MAX,
+  P_GFREE, P_GFREE_N, PC_GFREE_MOVES,
+} from '../../../assembly/shared/layout.js';
+import { gfStackPop, gfStackPush } from './gfstack.js';
+import { gGrow } from './ggrow.js';
+import { gWord } from './gtable.js';
+import { flags, H_GCAP_W, pCounters, pWord, type Mem } from './mem.js';
+
+const GFREE = P_GFREE >> 2;
+const GFREE_N = P_GFREE_N >> 2;
+const MOVES = PC_GFREE_MOVES >> 3;
+const STATUS = G_STATUS >> 2;
+const LINK = G_SCHEDLINK >> 2;
+const GEN = G_GEN >> 2;
+const G_WORDS = G_SIZE >> 2;
+
+/** Clears every field of G g except G_STATUS and G_GEN (the caller owns g). i32 index gw. */
+function gClear(i32: Int32Array, gw: number): void {
+  // plain: g is off every list and owned by the caller
+  for (let k = STATUS + 1; k < GEN; k++) i32[gw + k] = 0;
+  for (let k = GEN + 1; k < G_WORDS; k++) i32[gw + k] = 0;
+}
+
+/** Pops up to GFREE_LOCAL_KEEP Gs from the global stack onto P p's empty local list; returns
+ *  how many moved. Owner P only. */
+function gfRefill(m: Mem, p: number): number {
+  const w = pWord(p);
+  let n = 0;
+  while (n < GFREE_LOCAL_KEEP) {
+    const g = gfStackPop(m);
+    if (g === 0) break;
+    const i32 = m.i32; // the pop may have refreshed the views
+    i32[gWord(m, g) + LINK] = i32[w + GFREE]; // plain: g is ours; the local list is owner only
+    i32[w + GFREE] = g;
+    n++;
+  }
+  if (n !== 0) {
+    m.i32[w + GFREE_N] = n; // plain: owner only (schedtrace tolerates a stale count)
+    m.f64[pCounters(p) + MOVES] += 1; // plain: owner counter
+  }
+  return n;
+}
+
+/** Takes a free G (G_DEAD, every field but status and gen zeroed), growing the table when no
+ *  free G is left; 0 when the table is at gmax. p >= 0: owner P only (uses the P's list);
+ *  p < 0: any thread (global stack). */
+export function gfGet(m: Mem, p: number): number {
+  let g = 0;
+  if (p < 0) {
+    for (;;) {
+      const seen = Atomics.load(m.i32, H_GCAP_W) >>> 0; // pairs with the H_GCAP store in gGrow
+      g = gfStackPop(m);
+      if (g !== 0) break;
+      if (!gGrow(m, seen)) return 0;
+    }
+  } else {
+    const w = pWord(p);
+    g = m.i32[w + GFREE]; // plain: the local list is owner only
+    while (g === 0) {
+      const seen = Atomics.load(m.i32, H_GCAP_W) >>> 0; // pairs with the H_GCAP store in gGrow
+      if (gfRefill(m, p) === 0 && !gGrow(m, seen)) return 0;
+      g = m.i32[w + GFREE]; // plain: owner only
+    }
+    const gw = gWord(m, g);
+    const i32 = m.i32;
+    i32[w + GFREE] = i32[gw + LINK]; // plain: owner only
+    i32[w + GFREE_N] -= 1;
+    gClear(i32, gw);
+    return g;
+  }
+  gClear(m.i32, gWord(m, g));
+  return g;
+}
+
+/** Returns a G_DEAD G to the free lists and bumps its generation; past GFREE_LOCAL_MAX on the
+ *  P's list, moves Gs to the global stack until fewer than GFREE_LOCAL_KEEP remain.
+ *  p >= 0: owner P only; p < 0: any thread. */
+export function gfPut(m: Mem, p: number, g: number): void {
+  const gw = gWord(m, g);
+  const i32 = m.i32;
+  if ((flags(m) & FLAG_DEBUG) !== 0) {
+    const s = Atomics.load(i32, gw + STATUS); // pairs with the status store in gSetStatus
+    if (s !== G_DEAD) throw new Error(`gfPut: g=${g} is not dead (status ${s})`);
+  }
+  i32[gw + GEN] = (i32[gw + GEN] + 1) | 0; // plain: g is ours (dead, off every list)
+  if (p < 0) {
+    gfStackPush(m, g);
+    return;
+  }
+  const w = pWord(p);
+  i32[gw + LINK] = i32[w + GFREE]; // plain: the local list is owner only
+  i32[w + GFREE] = g;
+  let n = i32[w + GFREE_N] + 1;
+  i32[w + GFREE_N] = n;
+  if (n < GFREE_LOCAL_MAX) return;
+  while (n >= GFREE_LOCAL_KEEP) {
+    const x = m.i32[w + GFREE]; // plain: owner only
+    m.i32[w + GFREE] = m.i32[gWord(m, x) + LINK];
+    n--;
+    gfStackPush(m, x);
+  }
+  m.i32[w + GFREE_N] = n; // plain: owner only
+  m.f64[pCounters(p) + MOVES] += 1; // plain: owner counter
+}

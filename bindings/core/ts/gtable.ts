@@ -1,0 +1,72 @@
+// The G table: G ids to addresses and G status transitions (docs/DESIGN.md, "Free Gs",
+// "G states"). Growing the table is ggrow.ts.
+//
+// G id g lives at GDIR[g >> 10] + (g & 1023) * G_SIZE. A chunk's directory entry is stored
+// before H_GCAP is raised past its ids, and a G id only ever reaches a thread through an atomic
+// (a queue CAS, the free stack, a lock), so a plain read of the directory entry sees it.
+
+import {
+  FLAG_DEBUG, G_CHUNK_MASK, G_CHUNK_SHIFT, G_DEAD, G_IDLE, G_RUNNABLE, G_RUNNING, G_SCHEDLINK,
+  G_SIZE, G_STATUS, G_WAITING, GDIR,
+} from '../../../assembly/shared/layout.js';
+import { cover, flags, type Mem } from './mem.js';
+
+const GDIR_W = GDIR >> 2;
+const STATUS = G_STATUS >> 2;
+const LINK = G_SCHEDLINK >> 2;
+
+/** Byte address of G g's entry. Any thread. */
+export function gAddr(m: Mem, g: number): number {
+  // plain: the directory entry is written before H_GCAP publishes the chunk (see above)
+  return (m.i32[GDIR_W + (g >>> G_CHUNK_SHIFT)] >>> 0) + (g & G_CHUNK_MASK) * G_SIZE;
+}
+
+/** i32 index of G g's entry, refreshing this thread's views if the entry lies past them.
+ *  After a call, read `m.i32` again. Any thread. */
+export function gWord(m: Mem, g: number): number {
+  const a = gAddr(m, g);
+  if (a + G_SIZE > m.end) cover(m, a + G_SIZE);
+  return a >>> 2;
+}
+
+/** g.schedlink. The holder of g (or of the lock guarding the list it is on). */
+export function gLink(m: Mem, g: number): number {
+  const w = gWord(m, g);
+  return m.i32[w + LINK]; // plain: the list holding g is ours (lock or exclusive ownership)
+}
+
+/** g.schedlink = next. The holder of g (or of the lock guarding the list it is on). */
+export function gSetLink(m: Mem, g: number, next: number): void {
+  const w = gWord(m, g);
+  m.i32[w + LINK] = next; // plain: published by the queue's lock or CAS
+}
+
+/** Is from -> to in the table of legal G transitions (docs/DESIGN.md, "G states")? Any thread. */
+function legal(from: number, to: number): boolean {
+  switch (to) {
+    case G_DEAD: return from === G_IDLE || from === G_RUNNING || from === G_WAITING || from === G_RUNNABLE;
+    case G_RUNNABLE: return from === G_DEAD || from === G_WAITING;
+    case G_RUNNING: return from === G_RUNNABLE;
+    case G_WAITING: return from === G_RUNNING;
+    default: return false;
+  }
+}
+
+/** The error an illegal G transition aborts with. Any thread. */
+function badTransition(g: number, from: number, to: number, is: number): Error {
+  return new Error(`gSetStatus: bad transition g=${g} from=${from} to=${to} (is ${is})`);
+}
+
+/** G status transition from -> to. With FLAG_DEBUG it must be a legal transition and g must be
+ *  in `from` (checked by CAS); otherwise a plain atomic store. The thread holding g. */
+export function gSetStatus(m: Mem, g: number, from: number, to: number): void {
+  const w = gWord(m, g) + STATUS;
+  const i32 = m.i32;
+  if ((flags(m) & FLAG_DEBUG) === 0) {
+    Atomics.store(i32, w, to); // pairs with status loads by the runtime and ready
+    return;
+  }
+  if (!legal(from, to)) throw badTransition(g, from, to, Atomics.load(i32, w));
+  const is = Atomics.compareExchange(i32, w, from, to); // pairs with status loads by the runtime and ready
+  if (is !== from) throw badTransition(g, from, to, is);
+}

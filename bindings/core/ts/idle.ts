@@ -1,0 +1,88 @@
+// The idle-P and idle-M lists: Go's pidleput, pidleget, mput, mget
+// (docs/DESIGN.md, "Spin, then park").
+//
+// Both are LIFO lists of index + 1 (0 ends them), linked through P_LINK and M_LINK, changed
+// only under sched.lock. Taking an entry off a list clears its link word. S_NPIDLE is also read lock-free, so it changes by atomic RMW.
+
+import {
+  M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE,
+} from '../../../assembly/shared/layout.js';
+import { mWord, pWord, type Mem } from './mem.js';
+
+const PIDLE_W = S_PIDLE >> 2;
+const MIDLE_W = S_MIDLE >> 2;
+const NMIDLE_W = S_NMIDLE >> 2;
+const NPIDLE_W = S_NPIDLE >> 2;
+const PLINK = P_LINK >> 2;
+const MLINK = M_LINK >> 2;
+
+/** Pushes P p on the idle-P list. Holds sched.lock. */
+export function pidlePut(m: Mem, p: number): void {
+  const i32 = m.i32;
+  i32[pWord(p) + PLINK] = i32[PIDLE_W]; // plain: under sched.lock
+  i32[PIDLE_W] = p + 1;
+  Atomics.add(i32, NPIDLE_W, 1); // pairs with lock-free npidle loads (ready, findRunnable)
+}
+
+/** Pops an idle P; -1 when none. Holds sched.lock. */
+export function pidleGet(m: Mem): number {
+  const i32 = m.i32;
+  const top = i32[PIDLE_W]; // plain: under sched.lock
+  if (top === 0) return -1;
+  const p = top - 1;
+  const w = pWord(p);
+  i32[PIDLE_W] = i32[w + PLINK]; // plain: under sched.lock
+  i32[w + PLINK] = 0;
+  Atomics.sub(i32, NPIDLE_W, 1); // pairs with lock-free npidle loads (ready, findRunnable)
+  return p;
+}
+
+/** Is any P on the idle-P list? Holds sched.lock. */
+export function pidleAny(m: Mem): boolean {
+  return m.i32[PIDLE_W] !== 0; // plain: under sched.lock
+}
+
+/** Pushes M mi on the idle-M list. Holds sched.lock. */
+export function mPutLocked(m: Mem, mi: number): void {
+  const i32 = m.i32;
+  i32[mWord(m, mi) + MLINK] = i32[MIDLE_W]; // plain: under sched.lock
+  i32[MIDLE_W] = mi + 1;
+  i32[NMIDLE_W] += 1;
+}
+
+/** Is any M on the idle-M list? Holds sched.lock. */
+export function mIdleAny(m: Mem): boolean {
+  return m.i32[MIDLE_W] !== 0; // plain: under sched.lock
+}
+
+/** Pops an idle M; -1 when none. Holds sched.lock. */
+export function mGet(m: Mem): number {
+  const i32 = m.i32;
+  const top = i32[MIDLE_W]; // plain: under sched.lock
+  if (top === 0) return -1;
+  const mi = top - 1;
+  const w = mWord(m, mi);
+  i32[MIDLE_W] = i32[w + MLINK]; // plain: under sched.lock
+  i32[w + MLINK] = 0;
+  i32[NMIDLE_W] -= 1;
+  return mi;
+}
+
+/** Unlinks M mi from wherever it sits on the idle-M list; false if it is not there.
+ *  Holds sched.lock. */
+export function mRemove(m: Mem, mi: number): boolean {
+  const i32 = m.i32;
+  // plain throughout: under sched.lock
+  let at = MIDLE_W; // the word holding the current entry
+  for (let e = i32[at]; e !== 0; e = i32[at]) {
+    if (e === mi + 1) {
+      const w = mWord(m, mi);
+      i32[at] = i32[w + MLINK];
+      i32[w + MLINK] = 0;
+      i32[NMIDLE_W] -= 1;
+      return true;
+    }
+    at = mWord(m, e - 1) + MLINK;
+  }
+  return false;
+}

@@ -1,0 +1,65 @@
+// The TypeScript twin of the scheduler core: the same operations as the Wasm core
+// (assembly/), over the same bytes of the same shared memory, with Atomics on typed-array
+// views (docs/DESIGN.md). One concept per file:
+//
+//   mem.ts      the views and their refresh after memory growth
+//   lock.ts     sched.lock and the heap lock (futex mutexes)
+//   heap.ts     brk, memory growth, value blocks
+//   gtable.ts   G addresses and status transitions
+//   ggrow.ts    growing the G table
+//   gfstack.ts  the global free-G stack (64-bit versioned head)
+//   gfree.ts    gfPut / gfGet with the per-P free lists
+//   runq.ts     the local run queue and stealing
+//   globrunq.ts the global run queue
+//   steal.ts    victim order, steal threshold, stealWork
+//   idle.ts     the idle-P and idle-M lists
+//   sched.ts    ready, findRunnable, stopM, wakep, acquireP
+//   init.ts     laying the layout down
+
+import type { Core } from '../core.js';
+import { gfGet, gfPut } from './gfree.js';
+import { globrunqGet, globrunqPut, globrunqPutBatch } from './globrunq.js';
+import { gAddr, gSetStatus } from './gtable.js';
+import { heapAlloc, heapFree } from './heap.js';
+import { init } from './init.js';
+import { Mem } from './mem.js';
+import { runqEmpty, runqGet, runqLen, runqPut, runqSteal } from './runq.js';
+import { acquireP, findRunnable, mPut, ready, stopM, wakep } from './sched.js';
+import { stealOrderAt, stealThreshold, stealWork } from './steal.js';
+
+/** A Core over `memory` for the calling thread; `canBlock`: may this thread Atomics.wait
+ *  (false on a main thread). Each thread creates its own; they share only the memory. */
+export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Core {
+  const m = new Mem(memory, canBlock);
+  return {
+    init: (nprocs: number, maxMs: number, gcapInit: number, gmax: number, flags: number,
+      stealThreshold: number, seed: number): void =>
+      init(m, nprocs, maxMs, gcapInit, gmax, flags, stealThreshold, seed),
+    setCanBlock: (canBlock: number): void => { m.canBlock = canBlock !== 0; },
+    gfGet: (p: number): number => gfGet(m, p),
+    gfPut: (p: number, g: number): void => gfPut(m, p, g),
+    gSetStatus: (g: number, from: number, to: number): void => gSetStatus(m, g, from, to),
+    gAddr: (g: number): number => gAddr(m, g),
+    runqPut: (p: number, g: number, next: number): void => runqPut(m, p, g, next),
+    runqGet: (p: number): number => runqGet(m, p),
+    runqSteal: (p: number, victim: number, stealRunNext: number): number =>
+      runqSteal(m, p, victim, stealRunNext),
+    runqEmpty: (p: number): number => runqEmpty(m, p),
+    runqLen: (p: number): number => runqLen(m, p),
+    globrunqPut: (g: number): void => globrunqPut(m, g),
+    globrunqPutBatch: (head: number, tail: number, n: number): void =>
+      globrunqPutBatch(m, head, tail, n),
+    globrunqGet: (p: number, max: number): number => globrunqGet(m, p, max),
+    ready: (p: number, g: number, next: number): void => ready(m, p, g, next),
+    findRunnable: (p: number, mi: number): number => findRunnable(m, p, mi),
+    stopM: (p: number, mi: number): number => stopM(m, p, mi),
+    wakep: (): void => wakep(m),
+    mPut: (mi: number): void => mPut(m, mi),
+    acquireP: (mi: number): number => acquireP(m, mi),
+    stealWork: (p: number): number => stealWork(m, p),
+    stealThreshold: (): number => stealThreshold(m),
+    stealOrderAt: (p: number, r: number, i: number): number => stealOrderAt(m, p, r, i),
+    heapAlloc: (size: number): number => heapAlloc(m, size),
+    heapFree: (addr: number): void => heapFree(m, addr),
+  };
+}

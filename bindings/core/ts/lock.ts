@@ -1,0 +1,59 @@
+// The futex mutexes: sched.lock and the heap lock (docs/DESIGN.md, "Global run queue").
+//
+// Word states: 0 free, 1 held, 2 held with (possible) waiters. The fast path is one CAS 0 -> 1.
+// The slow path swaps in 2 until it sees 0; where the thread may block it waits on the word
+// between swaps, else it spins. Unlock swaps in 0 and wakes one waiter if it saw 2.
+
+import { S_COUNTERS, S_HEAP_LOCK, S_LOCK, SC_LOCK_ACQ } from '../../../assembly/shared/layout.js';
+import type { Mem } from './mem.js';
+
+const S_LOCK_W = S_LOCK >> 2;
+const S_HEAP_LOCK_W = S_HEAP_LOCK >> 2;
+const SC_LOCK_ACQ_F = (S_COUNTERS + SC_LOCK_ACQ) >> 3;
+
+/** Acquires the mutex at i32 index w. Any thread; not reentrant. */
+export function lockWord(m: Mem, w: number): void {
+  if (Atomics.compareExchange(m.i32, w, 0, 1) === 0) return; // acquire: pairs with the exchange in unlockWord
+  lockSlow(m, w);
+}
+
+/** The contended path of lockWord: mark the word "waiters" and sleep or spin until it was free.
+ *  Any thread. */
+function lockSlow(m: Mem, w: number): void {
+  const i32 = m.i32;
+  while (Atomics.exchange(i32, w, 2) !== 0) { // acquire (as 2): pairs with the exchange in unlockWord
+    if (m.canBlock) {
+      Atomics.wait(i32, w, 2); // sleeps while held: woken by the notify in unlockWord
+    } else {
+      while (Atomics.load(i32, w) !== 0) { /* spin: pairs with the exchange in unlockWord */ }
+    }
+  }
+}
+
+/** Releases the mutex at i32 index w. The holder only. */
+export function unlockWord(m: Mem, w: number): void {
+  if (Atomics.exchange(m.i32, w, 0) === 2) { // release: pairs with the CAS/exchange in lockWord
+    Atomics.notify(m.i32, w, 1); // wakes one sleeper in lockSlow
+  }
+}
+
+/** Takes sched.lock and counts the acquisition (SC_LOCK_ACQ). Any thread. */
+export function schedLock(m: Mem): void {
+  lockWord(m, S_LOCK_W);
+  m.f64[SC_LOCK_ACQ_F] += 1; // plain: under sched.lock
+}
+
+/** Releases sched.lock. The holder only. */
+export function schedUnlock(m: Mem): void {
+  unlockWord(m, S_LOCK_W);
+}
+
+/** Takes the heap lock (chunk bump allocation, memory growth, size-class lists). Any thread. */
+export function heapLock(m: Mem): void {
+  lockWord(m, S_HEAP_LOCK_W);
+}
+
+/** Releases the heap lock. The holder only. */
+export function heapUnlock(m: Mem): void {
+  unlockWord(m, S_HEAP_LOCK_W);
+}

@@ -1,0 +1,240 @@
+// Scheduling: Go's ready, findRunnable, stopm, wakep, acquirep
+// (docs/DESIGN.md, "findRunnable (Go's order)", "Spin, then park").
+//
+// The StoreLoad points of the "delicate dance" are the atomic RMWs on S_NMSPINNING: a spinner
+// leaving spinning decrements it before rechecking every queue (stopM step 3); a submitter
+// makes work visible before reading it (ready). All JS atomics are sequentially consistent.
+
+import {
+  FLAG_GLOBAL_ONLY, G_RUNNABLE, G_RUNNING, G_STATUS, GLOBAL_CHECK_TICKS, M_NEXTP, M_PARK,
+  M_SPINNING, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS, PC_EXECUTED, PC_GLOBAL_HITS,
+  PC_LOCAL_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS, PC_STEAL_MISSES, PC_WAKEUPS,
+  S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE,
+} from '../../../assembly/shared/layout.js';
+import { Stop } from '../core.js';
+import { globrunqDetach, globrunqGet, globrunqPut, globrunqRequeue } from './globrunq.js';
+import { gSetStatus, gWord } from './gtable.js';
+import {
+  mGet, mIdleAny, mPutLocked, mRemove, pidleAny, pidleGet, pidlePut,
+} from './idle.js';
+import { schedLock, schedUnlock } from './lock.js';
+import { flags, mWord, nprocs, pCounters, pWord, type Mem } from './mem.js';
+import { runqEmpty, runqGet, runqPut } from './runq.js';
+import { stealWork } from './steal.js';
+
+const NMSPINNING_W = S_NMSPINNING >> 2;
+const NEEDSPINNING_W = S_NEEDSPINNING >> 2;
+const NPIDLE_W = S_NPIDLE >> 2;
+const RUNQ_SIZE_W = S_RUNQ_SIZE >> 2;
+const P_STATUS_W = P_STATUS >> 2;
+const P_M_W = P_M >> 2;
+const SCHEDTICK = P_SCHEDTICK >> 2;
+const PARK = M_PARK >> 2;
+const NEXTP = M_NEXTP >> 2;
+const SPINNING = M_SPINNING >> 2;
+const G_STATUS_W = G_STATUS >> 2;
+const SPAWNED = PC_SPAWNED >> 3;
+const EXECUTED = PC_EXECUTED >> 3;
+const RUNNEXT_HITS = PC_RUNNEXT_HITS >> 3;
+const LOCAL_HITS = PC_LOCAL_HITS >> 3;
+const GLOBAL_HITS = PC_GLOBAL_HITS >> 3;
+const SPINS = PC_SPINS >> 3;
+const STEAL_MISSES = PC_STEAL_MISSES >> 3;
+const PARKS = PC_PARKS >> 3;
+const WAKEUPS = PC_WAKEUPS >> 3;
+
+/** Wakes an idle M with an idle P if nobody spins: at most one wake-up in flight, the woken M
+ *  already counted spinning. Any thread; takes sched.lock. */
+export function wakep(m: Mem): void {
+  const i32 = m.i32;
+  if (Atomics.load(i32, NMSPINNING_W) !== 0) return; // pairs with the nmspinning RMWs
+  if (Atomics.compareExchange(i32, NMSPINNING_W, 0, 1) !== 0) return; // pairs with the nmspinning RMWs
+  schedLock(m);
+  // An idle P needs an idle M to run it (they go idle together in stopM; only before the
+  // runtime's Ms have started can a P be idle alone): without both, nobody can be woken.
+  if (!pidleAny(m) || !mIdleAny(m)) {
+    Atomics.sub(i32, NMSPINNING_W, 1); // undo: pairs with the nmspinning loads
+    Atomics.store(i32, NEEDSPINNING_W, 1); // pairs with the store in findRunnable's becomeSpinning
+    schedUnlock(m);
+    return;
+  }
+  const pp = pidleGet(m);
+  const mm = mGet(m);
+  const mw = mWord(m, mm);
+  Atomics.store(i32, mw + NEXTP, pp + 1); // read by acquireP after the park handshake
+  Atomics.store(i32, mw + SPINNING, 1); // counted in the CAS above
+  Atomics.store(i32, pWord(pp) + P_M_W, mm + 1); // under sched.lock; read by schedtrace
+  m.f64[pCounters(pp) + WAKEUPS] += 1; // plain: pp is idle, under sched.lock
+  schedUnlock(m);
+  Atomics.store(i32, mw + PARK, 1); // pairs with the park load in the M's sleep loop
+  Atomics.notify(i32, mw + PARK, 1); // wakes the M's Atomics.wait on its park word
+}
+
+/** Makes g runnable (from G_DEAD or G_WAITING): p >= 0 puts it on p's run queue (runnext when
+ *  next != 0), p < 0 or FLAG_GLOBAL_ONLY on the global queue; then wakep() if a P is idle and
+ *  nobody spins. p >= 0: owner P only; p < 0: any thread. */
+export function ready(m: Mem, p: number, g: number, next: number): void {
+  const i32 = m.i32;
+  const from = Atomics.load(m.i32, gWord(m, g) + G_STATUS_W); // pairs with the status store in gSetStatus
+  gSetStatus(m, g, from, G_RUNNABLE);
+  if (p >= 0) {
+    m.f64[pCounters(p) + SPAWNED] += 1; // plain: owner counter
+    if ((flags(m) & FLAG_GLOBAL_ONLY) === 0) runqPut(m, p, g, next);
+    else globrunqPut(m, g);
+  } else {
+    globrunqPut(m, g);
+  }
+  // The work is visible; now read the idle and spinning counts (the submitter's half of the
+  // delicate dance: pairs with the nmspinning decrement in stopM).
+  if (Atomics.load(i32, NPIDLE_W) > 0 && Atomics.load(i32, NMSPINNING_W) === 0) wakep(m);
+}
+
+/** findRunnable step 6: g (G_RUNNABLE) starts on P p run by M mi: a new slice bumps schedtick;
+ *  G_RUNNING; a spinning M stops spinning and wakes the next spinner. Returns g.
+ *  M mi holding P p only. */
+function execute(m: Mem, p: number, mi: number, g: number, newSlice: boolean): number {
+  const i32 = m.i32;
+  const w = pWord(p);
+  if (newSlice) i32[w + SCHEDTICK] = (i32[w + SCHEDTICK] + 1) | 0; // plain: owner only; readers tolerate staleness
+  gSetStatus(m, g, G_RUNNABLE, G_RUNNING);
+  m.f64[pCounters(p) + EXECUTED] += 1; // plain: owner counter
+  const mw = mWord(m, mi);
+  if (Atomics.load(i32, mw + SPINNING) !== 0) { // pairs with the spinning stores in wakep/stopM
+    // resetSpinning: the last spinner to find work starts the next one.
+    Atomics.store(i32, mw + SPINNING, 0); // this M's own flag
+    Atomics.sub(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
+    wakep(m);
+  }
+  return g;
+}
+
+/** Go's findRunnable without the blocking part: the 1-in-61 global check, the local queue
+ *  (runnext first), the global queue, then stealing when spinning is allowed. Returns a G
+ *  already G_RUNNING, or 0 (m may now be spinning; call stopM next). M mi holding P p only. */
+export function findRunnable(m: Mem, p: number, mi: number): number {
+  const i32 = m.i32;
+  const w = pWord(p);
+  const c = pCounters(p);
+  const f64 = m.f64;
+  const tick = i32[w + SCHEDTICK] >>> 0; // plain: owner only
+  if (tick % GLOBAL_CHECK_TICKS === 0 && Atomics.load(i32, RUNQ_SIZE_W) > 0) { // pairs with the size stores under sched.lock
+    const g = globrunqGet(m, p, 1);
+    if (g !== 0) {
+      f64[c + GLOBAL_HITS] += 1; // plain: owner counter
+      return execute(m, p, mi, g, true);
+    }
+  }
+  let g = runqGet(m, p);
+  if (g !== 0) {
+    if (m.inherit !== 0) {
+      f64[c + RUNNEXT_HITS] += 1; // plain: owner counter
+      return execute(m, p, mi, g, false);
+    }
+    f64[c + LOCAL_HITS] += 1; // plain: owner counter
+    return execute(m, p, mi, g, true);
+  }
+  if (Atomics.load(i32, RUNQ_SIZE_W) > 0) { // pairs with the size stores under sched.lock
+    g = globrunqGet(m, p, 0);
+    if (g !== 0) {
+      f64[c + GLOBAL_HITS] += 1; // plain: owner counter
+      return execute(m, p, mi, g, true);
+    }
+  }
+  const mw = mWord(m, mi);
+  const spinning = Atomics.load(i32, mw + SPINNING); // pairs with the spinning stores in wakep/stopM
+  if (spinning === 0) {
+    const nmspinning = Atomics.load(i32, NMSPINNING_W); // pairs with the nmspinning RMWs
+    const busy = nprocs(m) - Atomics.load(i32, NPIDLE_W); // pairs with the npidle RMWs
+    if (2 * nmspinning >= busy) return 0; // at most half as many spinners as busy Ps
+    // becomeSpinning
+    Atomics.store(i32, mw + SPINNING, 1); // this M's own flag
+    Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
+    Atomics.store(i32, NEEDSPINNING_W, 0); // pairs with the needspinning store in wakep
+    f64[c + SPINS] += 1; // plain: owner counter
+  }
+  g = stealWork(m, p);
+  if (g === 0) {
+    f64[c + STEAL_MISSES] += 1; // plain: owner counter
+    return 0;
+  }
+  return execute(m, p, mi, g, true);
+}
+
+/** Is there work an M without a P should come back for: a non-empty global queue, or a P not
+ *  idle with something queued? Any thread. */
+function workVisible(m: Mem): boolean {
+  const i32 = m.i32;
+  if (Atomics.load(i32, RUNQ_SIZE_W) > 0) return true; // pairs with the size stores under sched.lock
+  const np = nprocs(m);
+  for (let v = 0; v < np; v++) {
+    if (Atomics.load(i32, pWord(v) + P_STATUS_W) !== P_IDLE && runqEmpty(m, v) === 0) return true; // pairs with the status stores
+  }
+  return false;
+}
+
+/** Go's stopm after findRunnable found nothing: under sched.lock take global work if any (p
+ *  kept; returns the G, running, counted as a global hit), else put p and m on the idle lists together; then a spinner
+ *  stops spinning and rechecks every queue. Returns a G, Stop.Retry (m took an idle P back:
+ *  acquireP) or Stop.Sleep (sleep on M_PARK, then acquireP). M mi holding P p only. */
+export function stopM(m: Mem, p: number, mi: number): number {
+  const i32 = m.i32;
+  schedLock(m);
+  if (i32[RUNQ_SIZE_W] > 0) { // plain: under sched.lock
+    const g = globrunqDetach(m, 0);
+    const n = m.batchN;
+    schedUnlock(m);
+    if (n > 1) globrunqRequeue(m, p, g, n);
+    m.f64[pCounters(p) + GLOBAL_HITS] += 1; // plain: owner counter
+    return execute(m, p, mi, g, true);
+  }
+  const w = pWord(p);
+  Atomics.store(i32, w + P_STATUS_W, P_IDLE); // pairs with the status loads of thieves
+  Atomics.store(i32, w + P_M_W, 0); // under sched.lock; read by schedtrace
+  pidlePut(m, p);
+  m.f64[pCounters(p) + PARKS] += 1; // plain: under sched.lock
+  mPutLocked(m, mi);
+  schedUnlock(m);
+  const mw = mWord(m, mi);
+  if (Atomics.load(i32, mw + SPINNING) === 0) return Stop.Sleep; // pairs with the spinning stores in wakep
+  Atomics.store(i32, mw + SPINNING, 0); // this M's own flag
+  // The StoreLoad point: the decrement comes before the recheck (pairs with the nmspinning
+  // load in ready after it enqueued).
+  Atomics.sub(i32, NMSPINNING_W, 1);
+  if (!workVisible(m)) return Stop.Sleep;
+  schedLock(m);
+  if (Atomics.load(i32, mw + NEXTP) === 0) { // still on midle: wakep did not take it
+    const p2 = pidleGet(m);
+    if (p2 >= 0) {
+      mRemove(m, mi);
+      Atomics.store(i32, mw + NEXTP, p2 + 1); // read by acquireP on this thread
+      Atomics.store(i32, mw + SPINNING, 1); // this M's own flag
+      Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
+      m.f64[pCounters(p2) + WAKEUPS] += 1; // plain: p2 is idle, under sched.lock
+      schedUnlock(m);
+      return Stop.Retry;
+    }
+  }
+  schedUnlock(m);
+  return Stop.Sleep;
+}
+
+/** Puts M mi (without a P) on the idle-M list, at start-up. M mi only; takes sched.lock. */
+export function mPut(m: Mem, mi: number): void {
+  schedLock(m);
+  mPutLocked(m, mi);
+  schedUnlock(m);
+}
+
+/** Takes the P handed over in M_NEXTP and marks it running; returns its index. Throws when
+ *  none was handed over. M mi only, after waking or Stop.Retry. */
+export function acquireP(m: Mem, mi: number): number {
+  const i32 = m.i32;
+  const mw = mWord(m, mi);
+  const next = Atomics.load(i32, mw + NEXTP); // pairs with the store in wakep/stopM
+  if (next === 0) throw new Error(`acquireP: m=${mi} has no P handed over`);
+  Atomics.store(i32, mw + NEXTP, 0); // this M's own word from here on
+  const w = pWord(next - 1);
+  Atomics.store(i32, w + P_STATUS_W, P_RUNNING); // pairs with the status loads of thieves
+  Atomics.store(i32, w + P_M_W, mi + 1); // read by schedtrace
+  return next - 1;
+}

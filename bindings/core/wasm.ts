@@ -1,0 +1,102 @@
+// The Wasm backend of the core: the module compiled from assembly/ (embedded as base64 by
+// scripts/embed-wasm.mjs), one instance per thread over the one shared memory.
+//
+// Instantiating is synchronous (`new WebAssembly.Instance`), so a worker attaches in the same
+// turn it receives the module and the memory. Each instance's exports are the `Core` as they
+// are: one JS-to-Wasm call per operation, no wrapper on the hot path.
+
+import type { Core } from './core.js';
+import { DEBUG_WASM_BASE64, RELEASE_WASM_BASE64 } from './wasm-binary.generated.js';
+
+/** The module's memory import: at least this many pages, at most WASM_MAX_PAGES. */
+export const WASM_MIN_PAGES = 2;
+/** The largest memory the module accepts (4 GiB of 64 KiB pages). */
+export const WASM_MAX_PAGES = 65536;
+
+const modules: { release?: Promise<WebAssembly.Module>; debug?: Promise<WebAssembly.Module> } = {};
+
+/** Decodes base64 to bytes, without Buffer, atob or any other host API. */
+function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+  const digits = new Uint8Array(128);
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  for (let i = 0; i < alphabet.length; i++) digits[alphabet.charCodeAt(i)] = i;
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 61 /* '=' */) end--;
+  const out = new Uint8Array((end * 3) >> 2);
+  let bits = 0;
+  let nbits = 0;
+  let o = 0;
+  for (let i = 0; i < end; i++) {
+    bits = (bits << 6) | digits[text.charCodeAt(i)];
+    nbits += 6;
+    if (nbits >= 8) {
+      nbits -= 8;
+      out[o++] = (bits >> nbits) & 0xff;
+    }
+  }
+  return out;
+}
+
+/**
+ * The compiled core, release (-O3, no assertions) or debug (assertions, names); compiled once
+ * per flavour and shared by every caller. A WebAssembly.Module can be posted to workers.
+ */
+export function compileCoreModule(debug = false): Promise<WebAssembly.Module> {
+  const key = debug ? 'debug' : 'release';
+  let module = modules[key];
+  if (module === undefined) {
+    module = WebAssembly.compile(decodeBase64(debug ? DEBUG_WASM_BASE64 : RELEASE_WASM_BASE64));
+    modules[key] = module;
+  }
+  return module;
+}
+
+/**
+ * A shared memory for the core: `initialPages` (at least WASM_MIN_PAGES) growing to
+ * `maximumPages` (at most WASM_MAX_PAGES). Its buffer is a SharedArrayBuffer.
+ */
+export function createMemory(initialPages: number, maximumPages: number): WebAssembly.Memory {
+  if (!Number.isInteger(initialPages) || initialPages < WASM_MIN_PAGES) {
+    throw new RangeError(`initialPages must be an integer >= ${WASM_MIN_PAGES}, got ${initialPages}`);
+  }
+  if (!Number.isInteger(maximumPages) || maximumPages < initialPages || maximumPages > WASM_MAX_PAGES) {
+    throw new RangeError(`maximumPages must be an integer in [initialPages, ${WASM_MAX_PAGES}], got ${maximumPages}`);
+  }
+  return new WebAssembly.Memory({ initial: initialPages, maximum: maximumPages, shared: true });
+}
+
+/**
+ * Reads an AssemblyScript string (UTF-16LE, its byte length in the u32 before it) from the
+ * memory; null for the null pointer. Decodes by hand: TextDecoder refuses shared buffers.
+ */
+function readString(memory: WebAssembly.Memory, ptr: number): string | null {
+  if (ptr === 0) return null;
+  const buffer = memory.buffer;
+  if (ptr < 4 || ptr > buffer.byteLength) return `<string at ${ptr}>`;
+  const bytes = new Uint32Array(buffer, (ptr - 4) & ~3, 1)[0];
+  const units = new Uint16Array(buffer, ptr, Math.min(bytes, buffer.byteLength - ptr) >>> 1);
+  let text = '';
+  for (let i = 0; i < units.length; i += 4096) {
+    text += String.fromCharCode(...units.subarray(i, i + 4096));
+  }
+  return text;
+}
+
+/**
+ * Attaches one thread to the core: instantiates `module` on `memory` and sets the instance's
+ * canBlock (may this thread Atomics.wait; false on a browser or Node main thread). A core abort
+ * throws `Error('stealwork core abort: <message> at <file>:<line>:<column>')`.
+ * Any thread, once per thread and memory.
+ */
+export function instantiateWasmCore(module: WebAssembly.Module, memory: WebAssembly.Memory,
+  canBlock: boolean): Core {
+  const abort = (message: number, file: number, line: number, column: number): never => {
+    const text = readString(memory, message) ?? 'abort';
+    const where = readString(memory, file);
+    throw new Error(`stealwork core abort: ${text}` + (where === null ? '' : ` at ${where}:${line}:${column}`));
+  };
+  const instance = new WebAssembly.Instance(module, { env: { memory, abort } });
+  const core = instance.exports as unknown as Core;
+  core.setCanBlock(canBlock ? 1 : 0);
+  return core;
+}

@@ -1,0 +1,42 @@
+// The context a task function gets as its first argument.
+
+import type { Task, JoinRequest } from './task.js';
+
+/** What an M offers its running tasks; implemented by bindings/runtime/m.ts. */
+export interface ContextHost {
+  spawnFrom(ctx: TaskContext, name: string, args: unknown[]): Task<unknown>;
+  joinFrom(ctx: TaskContext, name: string, tasks: unknown[]): JoinRequest;
+  readonly mid: number;
+}
+
+/**
+ * `ctx` in `task(ctx, ...args)`. Valid for the task's whole life, across awaits.
+ */
+export class TaskContext {
+  /** @internal */ readonly host: ContextHost;
+  /** @internal the G this context belongs to */ readonly g: number;
+  /** @internal Tasks spawned by this task, to detach the ones never awaited or joined. */
+  children: Task<unknown>[] | null = null;
+
+  /** @internal */
+  constructor(host: ContextHost, g: number) {
+    this.host = host;
+    this.g = g;
+  }
+
+  /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen). */
+  spawn(name: string, ...args: unknown[]): Task<unknown> {
+    return this.host.spawnFrom(this, name, args);
+  }
+
+  /** Return this from a task: its result becomes `name(ctx, ...results of tasks)`, run when
+   *  every task is done (continuation-passing join; nothing waits meanwhile). */
+  join(name: string, ...tasks: unknown[]): JoinRequest {
+    return this.host.joinFrom(this, name, tasks);
+  }
+
+  /** The worker thread (M) index running this task: 1-based; the main thread is 0. */
+  get thread(): number {
+    return this.host.mid;
+  }
+}

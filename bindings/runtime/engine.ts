@@ -1,0 +1,341 @@
+// The main thread's engine behind the public Scheduler: it lays out the shared memory, starts
+// the Ms, turns root spawns into Gs on the global queue, and settles their Tasks from M0's inbox
+// (one Atomics.waitAsync per batch of results, not a message per task).
+//
+// Everything here runs on the main thread (M0), which never holds a P and never blocks.
+
+import {
+  G_JOIN, H_MBASE, HEADER, M_PARK, M_SIZE, MR_FINISHED, MR_SPAWNED, P_SIZE, PS,
+  FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT, ORDER_ROUND_ROBIN, ORDER_RANDOM,
+  G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES,
+} from '../../assembly/shared/layout.js';
+import { attachCore, createMemory, loadCoreModule, type Core } from '../core/index.js';
+import { StealworkError, WorkerCrashedError, closedError, unknownTaskError } from './errors.js';
+import { GSlots } from './gslots.js';
+import type { ResolvedOptions } from './options.js';
+import { platformProblem, startThread, type ThreadHandle } from './platform.js';
+import { readStats, type SchedulerStats } from './stats.js';
+import { Task, type TaskOwner } from './task.js';
+import { takeInbox } from './inbox.js';
+import { Views } from './values.js';
+import { SharedRegistry } from './shared-registry.js';
+
+interface Pending {
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+
+interface Deferred {
+  name: string;
+  args: unknown[];
+  task: Task<unknown>;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+
+const WORKER_URL = new URL('./worker.js', import.meta.url);
+
+export class Engine implements TaskOwner {
+  readonly opts: ResolvedOptions;
+  readonly memory: WebAssembly.Memory;
+  readonly core: Core;
+  readonly views: Views;
+  readonly gs: GSlots;
+  readonly shared: SharedRegistry;
+  names: string[] = [];
+  private ids = new Map<string, number>();
+  private threads: ThreadHandle[] = [];
+  private pending = new Map<number, Pending>();
+  private deferred: Deferred[] = [];
+  private pumping = false;
+  private spawned = 0;
+  private finished = 0;
+  private failure: Error | null = null;
+  closing: Promise<void> | null = null;
+  closed = false;
+  private readonly park0: number;
+  private readonly exits: Array<Promise<void>> = [];
+  private shareWaiters: Array<{ m: number; id: number; resolve(): void }> = [];
+
+  private constructor(opts: ResolvedOptions, memory: WebAssembly.Memory, core: Core) {
+    this.opts = opts;
+    this.memory = memory;
+    this.core = core;
+    this.views = new Views(memory);
+    this.shared = new SharedRegistry(true);
+    this.gs = new GSlots(core, this.views, this.shared);
+    this.park0 = (this.views.u32[(HEADER + H_MBASE) >>> 2] + M_PARK) >>> 2;
+  }
+
+  /** Builds the memory, starts every M and waits for their handshakes. */
+  static async start(opts: ResolvedOptions): Promise<Engine> {
+    const problem = platformProblem();
+    if (problem !== null) throw new StealworkError('ERR_PLATFORM', `Scheduler.start: ${problem}`);
+    const module = await loadCoreModule(opts.backend, opts.debug);
+    const nms = opts.procs + 1; // M0 (this thread) + one M per P
+    const fixed = PS + opts.procs * P_SIZE + nms * M_SIZE;
+    const want = fixed + opts.initialTasks * G_SIZE + (1 << 20);
+    const initialPages = Math.ceil(want / PAGE) + 1;
+    const maxPages = Math.max(initialPages, Math.floor(opts.maxMemoryMB * 1024 * 1024 / PAGE));
+    const memory = createMemory(initialPages, maxPages);
+    const core = attachCore(opts.backend, memory, module, false);
+    let flags = opts.victimOrder === 'round-robin' ? ORDER_ROUND_ROBIN : ORDER_RANDOM;
+    if (opts.victimHint) flags |= FLAG_VICTIM_HINT;
+    if (opts.stealThreshold === 'load') flags |= FLAG_THRESHOLD_LOAD;
+    if (opts.globalQueueOnly) flags |= FLAG_GLOBAL_ONLY;
+    if (opts.debug) flags |= FLAG_DEBUG;
+    const threshold = opts.stealThreshold === 'load' ? 1 : opts.stealThreshold;
+    core.init(opts.procs, nms, opts.initialTasks, opts.maxTasks, flags, threshold, opts.seed);
+    const e = new Engine(opts, memory, core);
+    try {
+      await e.startThreads(module);
+    } catch (err) {
+      await Promise.all(e.threads.map((t) => t.terminate()));
+      throw err;
+    }
+    return e;
+  }
+
+  private async startThreads(module: WebAssembly.Module | null): Promise<void> {
+    const o = this.opts;
+    const ready: Array<Promise<string[]>> = [];
+    for (let i = 1; i <= o.procs; i++) {
+      const t = startThread(WORKER_URL, `stealwork M${i}`);
+      this.threads.push(t);
+      let exitResolve!: () => void;
+      this.exits.push(new Promise<void>((r) => { exitResolve = r; }));
+      ready.push(new Promise<string[]>((resolve, reject) => {
+        let isReady = false;
+        t.onMessage((raw) => {
+          const msg = raw as { type: string; names?: string[]; code?: string; error?: { name: string; message: string; stack?: string } };
+          if (msg.type === 'stealwork:ready') { isReady = true; resolve(msg.names!); }
+          else if (msg.type === 'stealwork:error') {
+            const err = new StealworkError(msg.code === 'ERR_TASK_MODULE' ? 'ERR_TASK_MODULE' : 'ERR_WORKER_START', msg.error!.message);
+            if (msg.error!.stack) err.stack = msg.error!.stack;
+            reject(err);
+          } else if (msg.type === 'stealwork:exit') exitResolve();
+        });
+        t.onExit((reason, error) => {
+          exitResolve();
+          if (!isReady) reject(new StealworkError('ERR_WORKER_START', `worker M${i} failed to start: ${reason}`, { cause: error }));
+          else if (!this.closed) this.crash(new WorkerCrashedError(`worker M${i} ${reason}`, { cause: error }));
+        });
+      }));
+      t.post({
+        type: 'stealwork:init', memory: this.memory, module, backend: o.backend, tasks: o.tasks, mid: i,
+        spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, maxTasks: o.maxTasks, shared: [],
+      });
+    }
+    const lists = await Promise.all(ready);
+    const names = lists[0];
+    for (const l of lists) {
+      if (l.join('\0') !== names.join('\0')) throw new StealworkError('ERR_TASK_MODULE', 'the task module exported different functions in different workers');
+    }
+    this.names = names;
+    names.forEach((n, i) => this.ids.set(n, i));
+  }
+
+  /** A worker died outside close: fail everything pending (recovery is future work). */
+  private crash(err: Error): void {
+    if (this.failure !== null) return;
+    this.failure = err;
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    for (const d of this.deferred) d.reject(err);
+    this.deferred = [];
+  }
+
+  /** Spawns a root task: a G on the global queue whose result comes back to this thread. */
+  spawn(name: string, args: unknown[]): Task<unknown> {
+    let resolve!: (v: unknown) => void;
+    let reject!: (e: unknown) => void;
+    const promise = new Promise<unknown>((res, rej) => { resolve = res; reject = rej; });
+    promise.catch(() => undefined); // a Task never awaited must not be an unhandled rejection
+    const fail = (e: unknown): Task<unknown> => {
+      const t = new Task(this, 0, 0, String(name));
+      t.use = 1;
+      t.promise = promise;
+      reject(e);
+      return t;
+    };
+    if (this.closed || this.closing) return fail(closedError(`spawn('${name}')`));
+    if (this.failure !== null) return fail(this.failure);
+    const id = this.ids.get(name);
+    if (id === undefined) return fail(unknownTaskError(name, this.names));
+    const core = this.core;
+    const g = core.gfGet(-1);
+    if (g === 0) {
+      // Backpressure: the table is at maxTasks; wait until results free some Gs.
+      const t = new Task(this, 0, 0, name);
+      t.use = 1;
+      t.promise = promise;
+      this.deferred.push({ name, args, task: t, resolve, reject });
+      this.pump();
+      return t;
+    }
+    const a = this.gs.addr(g);
+    try {
+      this.gs.init(g, a, id, args, name);
+    } catch (e) {
+      core.gfPut(-1, g);
+      return fail(e);
+    }
+    Atomics.store(this.views.i32, (a + G_JOIN) >>> 2, 1); // waiter: M0 (index 0 + 1)
+    const t = new Task(this, g, this.gs.gen(a), name);
+    t.use = 1;
+    t.promise = promise;
+    this.pending.set(g, { resolve, reject });
+    this.views.f64[(this.views.u32[(HEADER + H_MBASE) >>> 2] + MR_SPAWNED) >>> 3] = ++this.spawned;
+    if (this.shared.unsent.length !== 0) {
+      // A new shared buffer: every worker must hold it before any may decode this G.
+      this.deliverShares().then(() => { if (!this.closed) core.ready(-1, g, 0); }, (e) => this.crash(e as Error));
+    } else {
+      core.ready(-1, g, 0);
+    }
+    this.pump();
+    return t;
+  }
+
+  /** Posts the unsent shared buffers to every worker; resolves when all have acknowledged. */
+  private deliverShares(): Promise<void> {
+    const batch = this.shared.unsent.splice(0);
+    const i32 = this.views.i32;
+    const mbase = this.views.u32[(HEADER + H_MBASE) >>> 2];
+    const last = batch[batch.length - 1].id;
+    Atomics.store(i32, S_RT_SHARES >>> 2, last + 1); // a busy M notices this between tasks
+    const acks = this.threads.map((t, i) => new Promise<void>((resolve) => {
+      this.shareWaiters.push({ m: i + 1, id: last, resolve });
+      t.post({ type: 'stealwork:share', shares: batch });
+      const park = (mbase + (i + 1) * M_SIZE + M_PARK) >>> 2;
+      Atomics.or(i32, park, PARK_MSG); // a sleeping M takes a turn of its event loop
+      Atomics.notify(i32, park);
+    }));
+    return Promise.all(acks).then(() => undefined);
+  }
+
+  private onShareAck(m: number, id: number): void {
+    this.shareWaiters = this.shareWaiters.filter((w) => {
+      if (w.m === m && w.id <= id) { w.resolve(); return false; }
+      return true;
+    });
+  }
+
+  awaitTask(task: Task<unknown>): Promise<unknown> {
+    return task.promise ?? Promise.reject(new Error('stealwork: root task without a promise'));
+  }
+
+  /** Settles root Tasks as their Gs arrive in M0's inbox; runs while any is pending. */
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    void this.pumpLoop();
+  }
+
+  private async pumpLoop(): Promise<void> {
+    const i32 = this.views.i32;
+    const out = { ok: true, value: undefined as unknown };
+    try {
+      while (this.pending.size !== 0 || this.deferred.length !== 0) {
+        if (this.failure !== null) break;
+        Atomics.exchange(i32, this.park0, 0); // pairs with pushInbox's or
+        let g = takeInbox(this.views, 0);
+        if (g === 0) {
+          const w = Atomics.waitAsync(i32, this.park0, 0);
+          if (w.async) await w.value;
+          continue;
+        }
+        while (g !== 0) {
+          const a = this.gs.addr(g);
+          const next = this.gs.schedlink(a);
+          const p = this.pending.get(g);
+          this.pending.delete(g);
+          this.gs.takeResult(a, out);
+          this.core.gfPut(-1, g);
+          this.views.f64[(this.views.u32[(HEADER + H_MBASE) >>> 2] + MR_FINISHED) >>> 3] = ++this.finished;
+          if (p !== undefined) { if (out.ok) p.resolve(out.value); else p.reject(out.value); }
+          out.value = undefined;
+          g = next;
+        }
+        if (this.deferred.length !== 0) this.retryDeferred();
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private retryDeferred(): void {
+    const list = this.deferred;
+    this.deferred = [];
+    for (let i = 0; i < list.length; i++) {
+      const d = list[i];
+      const t = this.spawn(d.name, d.args);
+      (t.promise as Promise<unknown>).then(d.resolve, d.reject);
+    }
+  }
+
+  stats(): SchedulerStats {
+    return readStats(this.views, this.opts.procs, this.opts.procs + 1, this.core);
+  }
+
+  /** Waits for every task, then stops the Ms. */
+  async close(force: boolean): Promise<void> {
+    if (this.closing !== null) {
+      if (!force) return this.closing;
+    }
+    if (force) {
+      this.closed = true;
+      const err = new StealworkError('ERR_CLOSED_FORCE', 'close({ force: true }): the scheduler was closed before this task finished');
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+      for (const d of this.deferred) d.reject(err);
+      this.deferred = [];
+      const closing = this.stopThreads(0);
+      this.closing = closing;
+      return closing;
+    }
+    this.closing = this.drainThenStop();
+    return this.closing;
+  }
+
+  private async drainThenStop(): Promise<void> {
+    // Root tasks first, then whatever they left running (detached children).
+    let quiet = 0;
+    while (quiet < 2) {
+      if (this.failure !== null) break;
+      if (this.pending.size === 0 && this.deferred.length === 0 && this.allFinished()) quiet++;
+      else quiet = 0;
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    this.closed = true;
+    await this.stopThreads(1000);
+  }
+
+  /** True when every task spawned anywhere has finished (sums of the per-M counters). */
+  private allFinished(): boolean {
+    const f64 = this.views.f64;
+    const mbase = this.views.u32[(HEADER + H_MBASE) >>> 2];
+    let s = 0;
+    let f = 0;
+    for (let m = 0; m <= this.opts.procs; m++) {
+      s += f64[(mbase + m * M_SIZE + MR_SPAWNED) >>> 3];
+      f += f64[(mbase + m * M_SIZE + MR_FINISHED) >>> 3];
+    }
+    // Root tasks count as spawned by M0 and finished where they ran, and once more on delivery.
+    return f === s + this.spawned;
+  }
+
+  private async stopThreads(graceMs: number): Promise<void> {
+    const i32 = this.views.i32;
+    Atomics.store(i32, S_RT_STOP >>> 2, 1); // pairs with the Ms' load after waking
+    const mbase = this.views.u32[(HEADER + H_MBASE) >>> 2];
+    for (let m = 1; m <= this.opts.procs; m++) {
+      const park = (mbase + m * M_SIZE + M_PARK) >>> 2;
+      Atomics.or(i32, park, PARK_STOP);
+      Atomics.notify(i32, park);
+    }
+    if (graceMs > 0) {
+      await Promise.race([Promise.all(this.exits), new Promise((r) => setTimeout(r, graceMs))]);
+    }
+    await Promise.all(this.threads.map((t) => t.terminate()));
+  }
+}

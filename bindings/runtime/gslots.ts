@@ -1,0 +1,188 @@
+// The runtime's view of a G entry: its fields, its argument and result slots, and moving a
+// result into a join continuation. Used by the worker Ms and by the main thread alike.
+// Offsets come from the layout; the codec turns values into slots and back.
+
+import {
+  G_ARGC, G_ARGS, G_ARG_TAGS, G_FN, G_GEN, G_INDEX, G_INLINE_ARGS, G_JOIN, G_PARENT, G_PENDING,
+  G_PRIO, G_RESULT, G_RESULT_TAG, G_SCHEDLINK, G_SIZE, G_SPILL, G_CHUNK_SHIFT, G_CHUNK_MASK, GDIR,
+  TAG_ERROR, G_DEAD, JOIN_DONE, JOIN_PARENT,
+} from '../../assembly/shared/layout.js';
+import type { Core } from '../core/core.js';
+import { Views, writeSlot, readSlot, freeSlot, writeErrorSlot, readErrorSlot, type SharedRegistry, type Heap } from './values.js';
+
+/** Where argument i of a G with `argc` arguments lives: inline, or in the spill block. */
+function argTagAddr(views: Views, a: number, argc: number, i: number): number {
+  if (argc <= G_INLINE_ARGS) return a + G_ARG_TAGS + i;
+  return views.u32[(a + G_SPILL) >>> 2] + argc * 8 + i;
+}
+function argSlotAddr(views: Views, a: number, argc: number, i: number): number {
+  if (argc <= G_INLINE_ARGS) return a + G_ARGS + i * 8;
+  return views.u32[(a + G_SPILL) >>> 2] + i * 8;
+}
+
+export class GSlots {
+  readonly core: Core;
+  readonly views: Views;
+  readonly heap: Heap;
+  readonly shared: SharedRegistry;
+
+  constructor(core: Core, views: Views, shared: SharedRegistry) {
+    this.core = core;
+    this.views = views;
+    this.heap = core;
+    this.shared = shared;
+  }
+
+  /** Byte address of G g, refreshing the views if the table grew past them. Any thread. */
+  addr(g: number): number {
+    let v = this.views;
+    let a = v.u32[(GDIR + ((g >>> G_CHUNK_SHIFT) << 2)) >>> 2] + (g & G_CHUNK_MASK) * G_SIZE;
+    if (a + G_SIZE > v.end) { v.refresh(); a = v.u32[(GDIR + ((g >>> G_CHUNK_SHIFT) << 2)) >>> 2] + (g & G_CHUNK_MASK) * G_SIZE; }
+    return a;
+  }
+
+  fn(a: number): number { return this.views.u32[(a + G_FN) >>> 2]; }
+  argc(a: number): number { return this.views.u32[(a + G_ARGC) >>> 2]; }
+  gen(a: number): number { return this.views.u32[(a + G_GEN) >>> 2]; }
+  flags(a: number): number { return this.views.u32[(a + G_PRIO) >>> 2]; }
+  joinWord(a: number): number { return Atomics.load(this.views.i32, (a + G_JOIN) >>> 2); }
+  /** CAS on the join word; returns the value seen. */
+  casJoin(a: number, expect: number, value: number): number {
+    return Atomics.compareExchange(this.views.i32, (a + G_JOIN) >>> 2, expect, value); // pairs with orJoin in finish
+  }
+  /** Atomic OR on the join word; returns the old value. */
+  orJoin(a: number, bits: number): number {
+    return Atomics.or(this.views.i32, (a + G_JOIN) >>> 2, bits); // pairs with casJoin in awaitTask / join
+  }
+  schedlink(a: number): number { return this.views.u32[(a + G_SCHEDLINK) >>> 2]; }
+  setSchedlink(a: number, next: number): void { this.views.u32[(a + G_SCHEDLINK) >>> 2] = next; }
+
+  /** Writes fn and the arguments of a fresh G (from gfGet). Throws TypeError on a value that
+   *  cannot cross threads, after freeing what it wrote. */
+  init(g: number, a: number, fn: number, args: ArrayLike<unknown>, label: string): void {
+    const v = this.views;
+    const argc = args.length;
+    v.u32[(a + G_FN) >>> 2] = fn;
+    v.u32[(a + G_ARGC) >>> 2] = argc;
+    if (argc > G_INLINE_ARGS) {
+      const spill = this.heap.heapAlloc(argc * 9);
+      if (spill === 0) throw new RangeError(`${label}: out of shared memory for ${argc} arguments`);
+      this.views.u32[(a + G_SPILL) >>> 2] = spill;
+      if (spill + argc * 9 > this.views.end) this.views.refresh();
+    }
+    for (let i = 0; i < argc; i++) {
+      try {
+        writeSlot(this.views, this.heap, argTagAddr(this.views, a, argc, i), argSlotAddr(this.views, a, argc, i), args[i], label, i, this.shared);
+      } catch (e) {
+        for (let j = 0; j < i; j++) freeSlot(this.views, this.heap, argTagAddr(this.views, a, argc, j), argSlotAddr(this.views, a, argc, j));
+        this.freeSpill(a);
+        throw e;
+      }
+    }
+  }
+
+  /** Reads the arguments of G at a, freeing their value blocks (arguments are read once).
+   *  Returns the index of the first error slot (a failed join child) in `out.error`, or -1. */
+  takeArgs(a: number, out: unknown[]): number {
+    const argc = this.argc(a);
+    out.length = argc;
+    let error = -1;
+    for (let i = 0; i < argc; i++) {
+      const ta = argTagAddr(this.views, a, argc, i);
+      const sa = argSlotAddr(this.views, a, argc, i);
+      if (this.views.u8[ta] === TAG_ERROR) {
+        if (error < 0) { error = i; out[i] = readErrorSlot(this.views, ta, sa, this.shared); }
+      } else {
+        out[i] = readSlot(this.views, ta, sa, this.shared);
+      }
+      freeSlot(this.views, this.heap, ta, sa);
+    }
+    this.freeSpill(a);
+    return error;
+  }
+
+  private freeSpill(a: number): void {
+    const v = this.views;
+    const spill = v.u32[(a + G_SPILL) >>> 2];
+    if (spill !== 0) { this.heap.heapFree(spill); v.u32[(a + G_SPILL) >>> 2] = 0; }
+  }
+
+  /** Stores g's result (or error). The join word's DONE bit, set after, publishes it. */
+  setResult(a: number, value: unknown, isError: boolean, label: string): void {
+    if (isError) {
+      writeErrorSlot(this.views, this.heap, a + G_RESULT_TAG, a + G_RESULT, value, label, this.shared);
+      return;
+    }
+    try {
+      writeSlot(this.views, this.heap, a + G_RESULT_TAG, a + G_RESULT, value, label, -1, this.shared);
+    } catch (e) {
+      writeErrorSlot(this.views, this.heap, a + G_RESULT_TAG, a + G_RESULT, e, label, this.shared);
+    }
+  }
+
+  /** Reads and frees g's result; `ok` false means `value` is the error to reject with. */
+  takeResult(a: number, out: { ok: boolean; value: unknown }): void {
+    const v = this.views;
+    if (v.u8[a + G_RESULT_TAG] === TAG_ERROR) {
+      out.ok = false;
+      out.value = readErrorSlot(v, a + G_RESULT_TAG, a + G_RESULT, this.shared);
+    } else {
+      out.ok = true;
+      out.value = readSlot(v, a + G_RESULT_TAG, a + G_RESULT, this.shared);
+    }
+    freeSlot(v, this.heap, a + G_RESULT_TAG, a + G_RESULT);
+  }
+
+  /** Frees g's result without reading it (a detached task). */
+  dropResult(a: number): void {
+    freeSlot(this.views, this.heap, a + G_RESULT_TAG, a + G_RESULT);
+  }
+
+  /** Makes the G at a a join continuation: `fn` over `n` children's results. */
+  makeContinuation(a: number, fn: number, n: number, flag: number): void {
+    const v = this.views;
+    v.u32[(a + G_FN) >>> 2] = fn;
+    v.u32[(a + G_ARGC) >>> 2] = n;
+    v.u32[(a + G_PRIO) >>> 2] |= flag;
+    if (n > G_INLINE_ARGS) {
+      const spill = this.heap.heapAlloc(n * 9);
+      if (spill === 0) throw new RangeError(`ctx.join: out of shared memory for ${n} results`);
+      this.views.u32[(a + G_SPILL) >>> 2] = spill;
+      if (spill + n * 9 > this.views.end) this.views.refresh();
+    }
+    Atomics.store(this.views.i32, (a + G_PENDING) >>> 2, n + 1); // the +1 guard: released by the joiner
+  }
+
+  /** Links child c (at ca) to continuation p at slot i, unless it already finished.
+   *  Returns true when linked; false when the caller must move its result now. */
+  linkChild(ca: number, parent: number, i: number): boolean {
+    const v = this.views;
+    v.u32[(ca + G_PARENT) >>> 2] = parent;
+    v.u32[(ca + G_INDEX) >>> 2] = i;
+    for (;;) {
+      const old = this.joinWord(ca);
+      if (old & JOIN_DONE) return false;
+      if (this.casJoin(ca, old, old | JOIN_PARENT) === old) return true; // pairs with orJoin(DONE) in finish
+    }
+  }
+
+  /** Moves child result (at ca) into slot i of the continuation at pa. */
+  moveResultToParent(ca: number, pa: number, i: number): void {
+    const v = this.views;
+    const argc = this.argc(pa);
+    const ta = argTagAddr(v, pa, argc, i);
+    const sa = argSlotAddr(v, pa, argc, i);
+    v.u8[ta] = v.u8[ca + G_RESULT_TAG];
+    v.f64[sa >>> 3] = v.f64[(ca + G_RESULT) >>> 3];
+    v.u8[ca + G_RESULT_TAG] = 0;
+  }
+
+  parentOf(a: number): number { return this.views.u32[(a + G_PARENT) >>> 2]; }
+  indexOf(a: number): number { return this.views.u32[(a + G_INDEX) >>> 2]; }
+  /** Decrements a continuation's pending count; true when this was the last. */
+  release(pa: number): boolean {
+    return Atomics.sub(this.views.i32, (pa + G_PENDING) >>> 2, 1) === 1; // pairs with the other children's subs
+  }
+
+  isDead(a: number): boolean { return this.views.u32[a >>> 2] === G_DEAD; }
+}

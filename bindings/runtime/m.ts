@@ -1,0 +1,341 @@
+// The M: a worker thread's loop. It holds a P, asks the core for the next G (findRunnable),
+// runs it, and parks when the core finds nothing anywhere (stopM). Tasks that await keep their
+// G in G_WAITING, pinned to this M, while the M runs other Gs (docs/DESIGN.md, "The M loop").
+//
+// Who may call what: every method runs on this M's own thread. Methods reached from promise
+// continuations (settle, the inbox) may run while the M holds no P (this.p < 0); they then use
+// the core's P-less forms (global queue, global free list).
+
+import {
+  G_DEAD, G_RUNNING, G_WAITING, H_MBASE, HEADER, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
+  M_INBOX, M_PARK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
+} from '../../assembly/shared/layout.js';
+import { Stop, type Core } from '../core/core.js';
+import { TaskContext, type ContextHost } from './context.js';
+import { unknownTaskError, tableFullError } from './errors.js';
+import { GSlots } from './gslots.js';
+import { macrotask, now } from './platform.js';
+import { JoinRequest, Task, type TaskOwner } from './task.js';
+import { pushInbox } from './inbox.js';
+import type { Views } from './values.js';
+
+type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
+
+/** What the M loop returns to its async driver. */
+const enum Next { Sleep, Microtasks, Macrotask }
+
+/** Async tasks started between two microtask checkpoints (so their continuations run). */
+const ASYNC_BATCH = 16;
+/** With async tasks pending, let timers and I/O run at least this often (ms). */
+const MACRO_INTERVAL_MS = 2;
+
+interface Waiter { resolve(v: unknown): void; reject(e: unknown): void }
+
+export interface MConfig {
+  mid: number;
+  names: string[];
+  fns: TaskFn[];
+  spinLimit: number;
+  yieldLimit: number;
+  maxTasks: number;
+}
+
+export class M implements TaskOwner, ContextHost {
+  readonly core: Core;
+  readonly views: Views;
+  readonly gs: GSlots;
+  readonly mid: number;
+  /** The P this M holds, or -1. */
+  p = -1;
+  private readonly fns: TaskFn[];
+  private readonly names: string[];
+  private readonly ids = new Map<string, number>();
+  private readonly waiters = new Map<number, Waiter>();
+  private readonly cfg: MConfig;
+  private readonly mAddr: number;
+  private readonly parkIdx: number;
+  private readonly inboxIdx: number;
+  private asyncPending = 0;
+  private asyncSinceYield = 0;
+  private lastYield = 0;
+  private spawned = 0;
+  private finished = 0;
+  private stopping = false;
+  private sharesSeen = 0;
+  private readonly args: unknown[] = [];
+  private readonly out = { ok: true, value: undefined as unknown };
+
+  constructor(core: Core, gs: GSlots, cfg: MConfig) {
+    this.core = core;
+    this.gs = gs;
+    this.views = gs.views;
+    this.mid = cfg.mid;
+    this.cfg = cfg;
+    this.fns = cfg.fns;
+    this.names = cfg.names;
+    cfg.names.forEach((n, i) => this.ids.set(n, i));
+    this.mAddr = this.views.u32[(HEADER + H_MBASE) >>> 2] + cfg.mid * M_SIZE;
+    this.parkIdx = (this.mAddr + M_PARK) >>> 2;
+    this.inboxIdx = (this.mAddr + M_INBOX) >>> 2;
+  }
+
+  /** Runs until the scheduler closes. Starts without a P, on the idle list. */
+  async loop(): Promise<void> {
+    this.lastYield = now();
+    for (;;) {
+      if (this.p < 0) {
+        await this.sleep();
+        if (this.stopping) return;
+        continue;
+      }
+      const next = this.schedule();
+      if (next === Next.Microtasks) await null;
+      else if (next === Next.Macrotask) {
+        this.sharesSeen = Atomics.load(this.views.i32, S_RT_SHARES >>> 2);
+        await macrotask();
+        this.lastYield = now();
+      }
+    }
+  }
+
+  /**
+   * The synchronous heart: find a G, run it, repeat, while this M holds a P. Returns when the
+   * core found no work anywhere (the P is released: Sleep), or when async tasks need the event
+   * loop (DESIGN.md "Giving the event loop its turn").
+   */
+  private schedule(): Next {
+    const core = this.core;
+    const m = this.mid;
+    let n = 0;
+    for (;;) {
+      if (this.waiters.size !== 0 && Atomics.load(this.views.i32, this.inboxIdx) !== 0) this.drainInbox();
+      let g = core.findRunnable(this.p, m);
+      if (g === 0) {
+        const s = core.stopM(this.p, m);
+        if (s === Stop.Sleep) { this.p = -1; return Next.Sleep; }
+        if (s === Stop.Retry) { this.p = core.acquireP(m); continue; }
+        g = s;
+      }
+      this.execute(g);
+      if ((++n & 63) === 0 && Atomics.load(this.views.i32, S_RT_SHARES >>> 2) !== this.sharesSeen) return Next.Macrotask;
+      if (this.asyncPending !== 0) {
+        if (this.asyncSinceYield >= ASYNC_BATCH) { this.asyncSinceYield = 0; return Next.Microtasks; }
+        if ((n & 63) === 0 && now() - this.lastYield > MACRO_INTERVAL_MS) return Next.Macrotask;
+      }
+    }
+  }
+
+  /**
+   * Sleeps on M_PARK until a P is handed over (PARK_P), finished Gs arrive for this M's
+   * waiters (PARK_INBOX), or the scheduler stops. The ladder: poll, short timed waits, then
+   * Atomics.wait; with async tasks pending, Atomics.waitAsync so their I/O still completes.
+   */
+  private async sleep(): Promise<void> {
+    const i32 = this.views.i32;
+    const idx = this.parkIdx;
+    let spins = 0;
+    let yields = 0;
+    for (;;) {
+      const x = Atomics.exchange(i32, idx, 0); // pairs with wakep's store and pushInbox's or
+      if (Atomics.load(i32, S_RT_STOP >>> 2) !== 0) { this.stopping = true; return; }
+      if (Atomics.load(i32, this.inboxIdx) !== 0) this.drainInbox();
+      if (x & PARK_MSG) await macrotask(); // let the message handler run (a shared buffer)
+      if (x & PARK_P) { this.p = this.core.acquireP(this.mid); this.lastYield = now(); return; }
+      if (this.asyncPending !== 0 || this.waiters.size !== 0) {
+        const w = Atomics.waitAsync(i32, idx, 0);
+        if (w.async) await w.value;
+        continue;
+      }
+      if (spins < this.cfg.spinLimit) { spins++; continue; }
+      if (yields < this.cfg.yieldLimit) { yields++; Atomics.wait(i32, idx, 0, 0.001); continue; }
+      Atomics.wait(i32, idx, 0); // woken by wakep (notify) or pushInbox
+    }
+  }
+
+  /** Runs G g (already G_RUNNING on this M's P). */
+  private execute(g: number): void {
+    const gs = this.gs;
+    const a = gs.addr(g);
+    const fn = this.fns[gs.fn(a)];
+    const args = this.args;
+    const ctx = new TaskContext(this, g);
+    this.views.u32[(this.mAddr + MR_CURG) >>> 2] = g;
+    const failed = gs.takeArgs(a, args);
+    if (failed >= 0) { const e = args[failed]; args.length = 0; this.finish(g, a, ctx, e, true, G_RUNNING); return; }
+    let r: unknown;
+    try {
+      switch (args.length) {
+        case 0: r = fn(ctx); break;
+        case 1: r = fn(ctx, args[0]); break;
+        case 2: r = fn(ctx, args[0], args[1]); break;
+        case 3: r = fn(ctx, args[0], args[1], args[2]); break;
+        default: r = fn(ctx, ...args);
+      }
+    } catch (e) {
+      args.length = 0;
+      this.finish(g, a, ctx, e, true, G_RUNNING);
+      return;
+    }
+    args.length = 0;
+    if (r instanceof JoinRequest) {
+      this.join(g, a, ctx, r, G_RUNNING);
+    } else if (r !== null && typeof r === 'object' && typeof (r as PromiseLike<unknown>).then === 'function') {
+      this.core.gSetStatus(g, G_RUNNING, G_WAITING);
+      this.asyncPending++;
+      this.asyncSinceYield++;
+      this.views.u32[(this.mAddr + MR_ASYNC) >>> 2] = this.asyncPending;
+      (r as PromiseLike<unknown>).then(
+        (v) => this.settle(g, ctx, v, false),
+        (e) => this.settle(g, ctx, e, true));
+    } else {
+      this.finish(g, this.gs.addr(g), ctx, r, false, G_RUNNING);
+    }
+    this.views.u32[(this.mAddr + MR_CURG) >>> 2] = 0;
+  }
+
+  /** An async task settled: finish it (or start its join). Runs on this M, P or not. */
+  private settle(g: number, ctx: TaskContext, v: unknown, isError: boolean): void {
+    this.asyncPending--;
+    this.views.u32[(this.mAddr + MR_ASYNC) >>> 2] = this.asyncPending;
+    const a = this.gs.addr(g);
+    if (!isError && v instanceof JoinRequest) this.join(g, a, ctx, v, G_WAITING);
+    else this.finish(g, a, ctx, v, isError, G_WAITING);
+  }
+
+  /**
+   * Stores g's result and hands it on (DESIGN.md "Results and joins"): into the parent's
+   * argument slot when g is a join child, to the M awaiting it, or nowhere when detached.
+   */
+  private finish(g: number, a: number, ctx: TaskContext, value: unknown, isError: boolean, from: number): void {
+    const gs = this.gs;
+    if (ctx.children !== null) this.detach(ctx);
+    gs.setResult(a, value, isError, this.names[gs.fn(a)]);
+    this.core.gSetStatus(g, from, G_DEAD);
+    const old = gs.orJoin(a, JOIN_DONE); // publish the result: pairs with the casJoin of awaitTask/linkChild
+    if (old & JOIN_PARENT) {
+      const pg = gs.parentOf(a);
+      const pa = gs.addr(pg);
+      gs.moveResultToParent(a, pa, gs.indexOf(a));
+      this.core.gfPut(this.p, g);
+      if (gs.release(pa)) this.core.ready(this.p, pg, 1);
+    } else if (old & JOIN_WAITER_MASK) {
+      const wm = (old & JOIN_WAITER_MASK) - 1;
+      if (wm === this.mid) this.deliverLocal(g, a);
+      else pushInbox(this.views, wm, g, a);
+    } else if (old & JOIN_DETACHED) {
+      gs.dropResult(a);
+      this.core.gfPut(this.p, g);
+    }
+    this.views.f64[(this.mAddr + MR_FINISHED) >>> 3] = ++this.finished;
+  }
+
+  /** Turns g into a join continuation over req.tasks; the last child to finish readies it. */
+  private join(g: number, a: number, ctx: TaskContext, req: JoinRequest, from: number): void {
+    const gs = this.gs;
+    if (ctx.children !== null) this.detach(ctx);
+    if (from === G_RUNNING) this.core.gSetStatus(g, G_RUNNING, G_WAITING);
+    const tasks = req.tasks;
+    const n = tasks.length;
+    gs.makeContinuation(a, req.fn, n, GF_CONT);
+    for (let i = 0; i < n; i++) {
+      const c = tasks[i].g;
+      const ca = gs.addr(c);
+      if (!gs.linkChild(ca, g, i)) {
+        // Already finished: its result waits in its own slot; move it now.
+        gs.moveResultToParent(ca, a, i);
+        this.core.gfPut(this.p, c);
+        gs.release(a); // cannot reach 0: the joiner's guard is still held
+      }
+    }
+    if (gs.release(a)) this.core.ready(this.p, g, 1); // drop the guard
+  }
+
+  /** Detaches the children a finishing task neither awaited nor joined. */
+  private detach(ctx: TaskContext): void {
+    const kids = ctx.children!;
+    ctx.children = null;
+    for (let i = 0; i < kids.length; i++) {
+      const t = kids[i];
+      if (t.use !== 0) continue;
+      t.use = 3;
+      const ca = this.gs.addr(t.g);
+      const old = this.gs.orJoin(ca, JOIN_DETACHED); // pairs with finish's orJoin(DONE)
+      if (old & JOIN_DONE) { this.gs.dropResult(ca); this.core.gfPut(this.p, t.g); }
+    }
+  }
+
+  private deliverLocal(g: number, a: number): void {
+    const w = this.waiters.get(g);
+    if (w === undefined) throw new Error(`stealwork: no waiter for g=${g} on M${this.mid}`);
+    this.waiters.delete(g);
+    const out = this.out;
+    this.gs.takeResult(a, out);
+    this.core.gfPut(this.p, g);
+    if (out.ok) w.resolve(out.value); else w.reject(out.value);
+    out.value = undefined;
+  }
+
+  /** Settles the waiters whose Gs other Ms finished (pushed on M_INBOX). */
+  private drainInbox(): void {
+    let g = Atomics.exchange(this.views.i32, this.inboxIdx, 0) >>> 0; // take all: pairs with pushInbox's CAS
+    while (g !== 0) {
+      const a = this.gs.addr(g);
+      const next = this.gs.schedlink(a);
+      this.deliverLocal(g, a);
+      g = next;
+    }
+  }
+
+  // ---- TaskOwner: awaiting a Task spawned on this M ----------------------------------------
+  awaitTask(task: Task<unknown>): Promise<unknown> {
+    const gs = this.gs;
+    const a = gs.addr(task.g);
+    if (gs.gen(a) !== task.gen) return Promise.reject(new Error(`task '${task.name}': its handle outlived its parent task`));
+    for (;;) {
+      const old = gs.joinWord(a);
+      if (old & JOIN_DONE) {
+        const out = { ok: true, value: undefined as unknown };
+        gs.takeResult(a, out);
+        this.core.gfPut(this.p, task.g);
+        return out.ok ? Promise.resolve(out.value) : Promise.reject(out.value);
+      }
+      if (gs.casJoin(a, old, old | (this.mid + 1)) === old) break; // pairs with finish's orJoin(DONE)
+    }
+    return new Promise((resolve, reject) => { this.waiters.set(task.g, { resolve, reject }); });
+  }
+
+  // ---- ContextHost: what ctx.spawn and ctx.join do -----------------------------------------
+  spawnFrom(ctx: TaskContext, name: string, args: unknown[]): Task<unknown> {
+    const id = this.ids.get(name);
+    if (id === undefined) throw unknownTaskError(name, this.names);
+    const core = this.core;
+    const g = core.gfGet(this.p);
+    if (g === 0) throw tableFullError(this.cfg.maxTasks);
+    const a = this.gs.addr(g);
+    try {
+      this.gs.init(g, a, id, args, name);
+    } catch (e) {
+      core.gfPut(this.p, g);
+      throw e;
+    }
+    const t = new Task(this, g, this.gs.gen(a), name);
+    if (ctx.children === null) ctx.children = [t]; else ctx.children.push(t);
+    this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
+    core.ready(this.p, g, 1);
+    return t;
+  }
+
+  joinFrom(_ctx: TaskContext, name: string, tasks: unknown[]): JoinRequest {
+    const id = this.ids.get(name);
+    if (id === undefined) throw unknownTaskError(name, this.names);
+    for (let i = 0; i < tasks.length; i++) {
+      const t = tasks[i];
+      if (!(t instanceof Task) || t.owner !== this) {
+        throw new TypeError(`ctx.join('${name}'): argument ${i + 1} is not a Task spawned by this thread's tasks`);
+      }
+      if (t.use !== 0) throw new TypeError(`ctx.join('${name}'): task '${t.name}' (argument ${i + 1}) was already awaited or joined`);
+      t.use = 2;
+    }
+    return new JoinRequest(id, tasks as Task<unknown>[]);
+  }
+}

@@ -1,0 +1,128 @@
+// Scheduler options: the defaults in one object, and eager validation that names the option.
+
+import { MAX_PROCS } from '../../assembly/shared/layout.js';
+import type { Backend } from '../core/core.js';
+import { availableParallelism } from './platform.js';
+
+export type VictimOrder = 'random' | 'round-robin';
+
+export interface SchedulerOptions {
+  /** The task module, loaded in every worker; its exported functions are the tasks. */
+  tasks: URL | string;
+  /** Number of Ps (GOMAXPROCS). Default: the machine's available parallelism. */
+  procs?: number;
+  /** Which core runs the queues: 'wasm' (threaded WebAssembly) or 'js' (the TypeScript twin). */
+  backend?: Backend;
+  /** Victim order when stealing: Go's random coprime enumeration, or round-robin. */
+  victimOrder?: VictimOrder;
+  /** Try the last victim that had work first. */
+  victimHint?: boolean;
+  /** Steal only from a P holding at least this many Gs; 'load' derives it from load. */
+  stealThreshold?: number | 'load';
+  /** Every spawn goes to the global queue (a baseline for benchmarks, not for production). */
+  globalQueueOnly?: boolean;
+  /** G table slots allocated at start. */
+  initialTasks?: number;
+  /** Most tasks alive at once (spawned and not yet consumed). */
+  maxTasks?: number;
+  /** Upper bound of the shared memory, in MiB. */
+  maxMemoryMB?: number;
+  /** Park ladder: polls of the park word before yielding (the seed's 32). */
+  spinLimit?: number;
+  /** Park ladder: short timed waits before sleeping (default min(1024, 8 * ncpu)). */
+  yieldLimit?: number;
+  /** Debug core build: G state transitions checked, an illegal one is a loud error. */
+  debug?: boolean;
+  /** Seed of the victim order's random numbers. */
+  seed?: number;
+}
+
+export interface ResolvedOptions {
+  tasks: string;
+  procs: number;
+  backend: Backend;
+  victimOrder: VictimOrder;
+  victimHint: boolean;
+  stealThreshold: number | 'load';
+  globalQueueOnly: boolean;
+  initialTasks: number;
+  maxTasks: number;
+  maxMemoryMB: number;
+  spinLimit: number;
+  yieldLimit: number;
+  debug: boolean;
+  seed: number;
+}
+
+export function defaults(): Omit<ResolvedOptions, 'tasks'> {
+  const ncpu = availableParallelism();
+  return {
+    procs: ncpu,
+    backend: 'wasm',
+    victimOrder: 'random',
+    victimHint: false,
+    stealThreshold: 1,
+    globalQueueOnly: false,
+    initialTasks: 4096,
+    maxTasks: 1 << 20,
+    maxMemoryMB: 2048,
+    spinLimit: 32,
+    yieldLimit: Math.min(1024, 8 * ncpu),
+    debug: false,
+    seed: 0x5eed,
+  };
+}
+
+function int(name: string, v: unknown, min: number, max: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v)) {
+    throw new TypeError(`options.${name} must be an integer, got ${typeof v === 'number' ? v : typeof v}`);
+  }
+  if (v < min || v > max) throw new RangeError(`options.${name} must be between ${min} and ${max}, got ${v}`);
+  return v;
+}
+
+function bool(name: string, v: unknown): boolean {
+  if (typeof v !== 'boolean') throw new TypeError(`options.${name} must be a boolean, got ${typeof v}`);
+  return v;
+}
+
+function oneOf<T extends string>(name: string, v: unknown, allowed: readonly T[]): T {
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
+    throw new TypeError(`options.${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${JSON.stringify(v)}`);
+  }
+  return v as T;
+}
+
+/** Validates every option eagerly; throws TypeError/RangeError naming the option. */
+export function resolveOptions(opts: unknown): ResolvedOptions {
+  if (opts === null || typeof opts !== 'object') throw new TypeError('Scheduler.start: options must be an object with at least { tasks }');
+  const o = opts as Record<string, unknown>;
+  const known = new Set(['tasks', 'procs', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
+    'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed']);
+  for (const k of Object.keys(o)) {
+    if (!known.has(k)) throw new TypeError(`options.${k} is not an option; known options: ${[...known].join(', ')}`);
+  }
+  const d = defaults();
+  let tasks: string;
+  if (o.tasks instanceof URL) tasks = o.tasks.href;
+  else if (typeof o.tasks === 'string' && o.tasks.length > 0) tasks = o.tasks;
+  else throw new TypeError('options.tasks must be a URL or a non-empty string naming the task module');
+  const r: ResolvedOptions = { tasks, ...d };
+  if (o.procs !== undefined) r.procs = int('procs', o.procs, 1, MAX_PROCS);
+  if (o.backend !== undefined) r.backend = oneOf('backend', o.backend, ['wasm', 'js'] as const);
+  if (o.victimOrder !== undefined) r.victimOrder = oneOf('victimOrder', o.victimOrder, ['random', 'round-robin'] as const);
+  if (o.victimHint !== undefined) r.victimHint = bool('victimHint', o.victimHint);
+  if (o.stealThreshold !== undefined) {
+    r.stealThreshold = o.stealThreshold === 'load' ? 'load' : int('stealThreshold', o.stealThreshold, 1, 256);
+  }
+  if (o.globalQueueOnly !== undefined) r.globalQueueOnly = bool('globalQueueOnly', o.globalQueueOnly);
+  if (o.maxTasks !== undefined) r.maxTasks = int('maxTasks', o.maxTasks, 1024, 4096 * 1024 - 1);
+  if (o.initialTasks !== undefined) r.initialTasks = int('initialTasks', o.initialTasks, 1, r.maxTasks);
+  r.initialTasks = Math.min(r.initialTasks, r.maxTasks);
+  if (o.maxMemoryMB !== undefined) r.maxMemoryMB = int('maxMemoryMB', o.maxMemoryMB, 16, 4095);
+  if (o.spinLimit !== undefined) r.spinLimit = int('spinLimit', o.spinLimit, 0, 1 << 20);
+  if (o.yieldLimit !== undefined) r.yieldLimit = int('yieldLimit', o.yieldLimit, 0, 1 << 20);
+  if (o.debug !== undefined) r.debug = bool('debug', o.debug);
+  if (o.seed !== undefined) r.seed = int('seed', o.seed, 0, 0xffffffff);
+  return r;
+}

@@ -1,0 +1,128 @@
+// Platform adapters: threads, messages, the number of CPUs and yielding to the event loop, for
+// Node (worker_threads), Deno and browsers (module Workers). Nothing above this file knows
+// which runtime it is on.
+
+type NodeWorkerThreads = typeof import('node:worker_threads');
+
+interface NodeProcess {
+  versions?: { node?: string };
+  getBuiltinModule?: (id: string) => unknown;
+}
+
+const g = globalThis as unknown as {
+  process?: NodeProcess;
+  Deno?: unknown;
+  navigator?: { hardwareConcurrency?: number };
+  setImmediate?: (cb: () => void) => unknown;
+  Worker?: new (url: string | URL, opts?: { type?: string; name?: string }) => WebWorker;
+  postMessage?: (m: unknown) => void;
+  addEventListener?: (type: string, cb: (ev: { data: unknown }) => void) => void;
+  crossOriginIsolated?: boolean;
+};
+
+interface WebWorker {
+  postMessage(m: unknown): void;
+  terminate(): void;
+  addEventListener(type: string, cb: (ev: { data?: unknown; message?: string; error?: unknown; preventDefault?: () => void }) => void): void;
+}
+
+/** True on Node (not on Deno's Node compatibility layer, which has real Workers). */
+export const isNode = g.Deno === undefined && typeof g.process?.versions?.node === 'string';
+
+function nodeModule<T>(id: string): T {
+  const get = g.process?.getBuiltinModule;
+  if (typeof get !== 'function') throw new Error(`stealwork needs process.getBuiltinModule (Node >= 20.16) to load ${id}`);
+  return get(id) as T;
+}
+
+export function availableParallelism(): number {
+  if (isNode) return nodeModule<typeof import('node:os')>('node:os').availableParallelism();
+  const n = g.navigator?.hardwareConcurrency;
+  return typeof n === 'number' && n > 0 ? n : 1;
+}
+
+/** Where the platform cannot run the scheduler, a message saying why; otherwise null. */
+export function platformProblem(): string | null {
+  if (typeof SharedArrayBuffer !== 'function') {
+    return g.crossOriginIsolated === false
+      ? 'SharedArrayBuffer is unavailable: the page is not cross-origin isolated. Serve it with the headers ' +
+        '"Cross-Origin-Opener-Policy: same-origin" and "Cross-Origin-Embedder-Policy: require-corp"'
+      : 'SharedArrayBuffer is unavailable in this runtime';
+  }
+  if (typeof Atomics.waitAsync !== 'function') return 'Atomics.waitAsync is unavailable in this runtime';
+  if (!isNode && typeof g.Worker !== 'function') return 'this runtime has no Worker';
+  return null;
+}
+
+/** The main thread's handle on one worker thread. */
+export interface ThreadHandle {
+  post(msg: unknown): void;
+  onMessage(cb: (msg: unknown) => void): void;
+  /** A failure of the thread itself (not of a task): an uncaught error or an exit. */
+  onExit(cb: (reason: string, error?: unknown) => void): void;
+  terminate(): Promise<void>;
+}
+
+/** Starts a module worker running `url`. Main thread only. */
+export function startThread(url: URL, name: string): ThreadHandle {
+  if (isNode) {
+    const { Worker } = nodeModule<NodeWorkerThreads>('node:worker_threads');
+    const w = new Worker(url, { name });
+    let exited = false;
+    return {
+      post: (m) => w.postMessage(m),
+      onMessage: (cb) => { w.on('message', cb); },
+      onExit: (cb) => {
+        w.on('error', (e) => { if (!exited) cb(`uncaught ${e instanceof Error ? e.name + ': ' + e.message : String(e)}`, e); });
+        w.on('exit', (code) => { if (!exited) cb(`exited with code ${code}`); });
+      },
+      terminate: async () => { exited = true; await w.terminate(); },
+    };
+  }
+  const W = g.Worker!;
+  const w = new W(url, { type: 'module', name });
+  let done = false;
+  let exitCb: ((reason: string, error?: unknown) => void) | null = null;
+  w.addEventListener('error', (ev) => {
+    ev.preventDefault?.();
+    if (!done && exitCb) exitCb(`uncaught ${ev.message ?? String(ev.error)}`, ev.error);
+  });
+  return {
+    post: (m) => w.postMessage(m),
+    onMessage: (cb) => w.addEventListener('message', (ev) => cb(ev.data)),
+    onExit: (cb) => { exitCb = cb; },
+    terminate: async () => { done = true; w.terminate(); },
+  };
+}
+
+/** The worker side of the channel to the main thread. Worker threads only. */
+export function parentChannel(): { post(msg: unknown): void; onMessage(cb: (msg: unknown) => void): void } {
+  if (isNode) {
+    const { parentPort } = nodeModule<NodeWorkerThreads>('node:worker_threads');
+    if (!parentPort) throw new Error('stealwork: the worker entry must run in a worker thread');
+    return { post: (m) => parentPort.postMessage(m), onMessage: (cb) => { parentPort.on('message', cb); } };
+  }
+  return {
+    post: (m) => g.postMessage!(m),
+    onMessage: (cb) => g.addEventListener!('message', (ev) => cb(ev.data)),
+  };
+}
+
+let channel: MessageChannel | null = null;
+const macroQueue: Array<() => void> = [];
+
+/** Resolves after one turn of the event loop, so timers, I/O callbacks and messages run. */
+export function macrotask(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (g.setImmediate) { g.setImmediate(resolve); return; }
+    if (channel === null) {
+      channel = new MessageChannel();
+      channel.port1.onmessage = () => { const f = macroQueue.shift(); if (f) f(); };
+    }
+    macroQueue.push(resolve);
+    channel.port2.postMessage(0);
+  });
+}
+
+/** A monotonic clock in milliseconds. */
+export const now: () => number = () => performance.now();

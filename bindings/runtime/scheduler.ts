@@ -1,0 +1,86 @@
+// The public face: a thin class over the private Engine. Methods that do work asynchronously
+// reject rather than throw; options are checked eagerly (TypeError/RangeError naming the option).
+
+import { Engine } from './engine.js';
+import { resolveOptions, type SchedulerOptions } from './options.js';
+import type { SchedulerStats } from './stats.js';
+import type { Task, JoinRequest } from './task.js';
+import type { TaskContext } from './context.js';
+
+/** A task function: the context first, then the arguments. */
+export type TaskFunction = (ctx: TaskContext, ...args: any[]) => unknown;
+
+/** The task names a module exports. */
+export type TaskName<Mod> = { [K in keyof Mod]: Mod[K] extends TaskFunction ? K : never }[keyof Mod] & string;
+
+/** The arguments of task K (without the context). */
+export type TaskArgs<Mod, K extends keyof Mod> = Mod[K] extends (ctx: TaskContext, ...args: infer A) => unknown ? A : never;
+
+/** What awaiting task K gives: its return value, unwrapped from a Promise or a join. */
+export type TaskResult<Mod, K extends keyof Mod> = Mod[K] extends (...args: any[]) => infer R
+  ? Awaited<R> extends JoinRequest<infer J> ? J : Awaited<R>
+  : never;
+
+type AnyModule = Record<string, TaskFunction>;
+
+/**
+ * A work-stealing scheduler: `procs` Ps, one worker thread (M) each, run queues in shared
+ * memory. `Scheduler<typeof import('./tasks.js')>` type-checks task names, arguments and results.
+ */
+export class Scheduler<Mod = AnyModule> {
+  readonly #engine: Engine;
+
+  private constructor(engine: Engine) {
+    this.#engine = engine;
+  }
+
+  /** Starts the threads and resolves once every worker has loaded the task module. */
+  static async start<Mod = AnyModule>(options: SchedulerOptions): Promise<Scheduler<Mod>> {
+    const opts = resolveOptions(options);
+    return new Scheduler<Mod>(await Engine.start(opts));
+  }
+
+  /** Number of Ps. */
+  get procs(): number {
+    return this.#engine.opts.procs;
+  }
+
+  /** Which core runs the queues. */
+  get backend(): 'wasm' | 'js' {
+    return this.#engine.opts.backend;
+  }
+
+  /** The task names the module exports, in id order. */
+  get taskNames(): readonly string[] {
+    return this.#engine.names;
+  }
+
+  /** Spawns a root task and returns its handle; `await` it for the result. */
+  spawn<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Task<TaskResult<Mod, K>> {
+    return this.#engine.spawn(name, args) as Task<TaskResult<Mod, K>>;
+  }
+
+  /** Spawns a root task and resolves with its result. */
+  run<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Promise<TaskResult<Mod, K>> {
+    return this.#engine.spawn(name, args).result() as Promise<TaskResult<Mod, K>>;
+  }
+
+  /** A snapshot of the counters per P, per thread and for the scheduler. */
+  stats(): SchedulerStats {
+    return this.#engine.stats();
+  }
+
+  /**
+   * Finishes every spawned task, then stops the threads. With `force`, rejects what is left
+   * with ERR_CLOSED_FORCE and terminates the threads at once. A second close is harmless.
+   */
+  close(options: { force?: boolean } = {}): Promise<void> {
+    if (options === null || typeof options !== 'object') return Promise.reject(new TypeError('close: options must be an object'));
+    return this.#engine.close(options.force === true);
+  }
+
+  /** `await using sched = await Scheduler.start(...)` closes it at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

@@ -1,0 +1,45 @@
+// SharedArrayBuffers in task values are shared, not copied (the codec's SharedRegistry hook).
+//
+// Protocol (DESIGN.md "Shared buffers"): the main thread gives each new buffer an id, posts
+// {id, buffer} to every worker, and makes the task that carries it runnable only after every
+// worker has acknowledged, so a decode on any thread finds the buffer at once. Workers learn
+// buffers only from the main thread: a buffer first created inside a task cannot be passed on
+// (a TypeError says so), because a worker cannot deliver it to the others synchronously.
+
+import type { SharedRegistry as Hook } from '../codec/hooks.js';
+
+export class SharedRegistry implements Hook {
+  private readonly byId: SharedArrayBuffer[] = [];
+  private readonly ids = new Map<SharedArrayBuffer, number>();
+  /** Buffers registered on the main thread and not yet delivered to the workers. */
+  readonly unsent: Array<{ id: number; buffer: SharedArrayBuffer }> = [];
+  private readonly isMain: boolean;
+
+  constructor(isMain: boolean) {
+    this.isMain = isMain;
+  }
+
+  register(sab: SharedArrayBuffer): number {
+    const known = this.ids.get(sab);
+    if (known !== undefined) return known;
+    if (!this.isMain) {
+      throw new TypeError('a SharedArrayBuffer created inside a task cannot cross threads; create it on the main thread and pass it in as an argument');
+    }
+    const id = this.byId.length;
+    this.add(id, sab);
+    this.unsent.push({ id, buffer: sab });
+    return id;
+  }
+
+  lookup(id: number): SharedArrayBuffer {
+    const b = this.byId[id];
+    if (b === undefined) throw new Error(`stealwork: shared buffer ${id} was never delivered to this thread`);
+    return b;
+  }
+
+  /** Records a buffer delivered by the main thread. Worker side. */
+  add(id: number, sab: SharedArrayBuffer): void {
+    this.byId[id] = sab;
+    this.ids.set(sab, id);
+  }
+}

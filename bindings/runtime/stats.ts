@@ -1,0 +1,177 @@
+// stats(): a snapshot of the counters the core and the Ms keep in shared memory. Reading is a
+// few hundred loads and no locks, cheap enough to call every millisecond. Counters written by
+// other threads may be a moment stale; each is exact once the scheduler is quiet.
+
+import {
+  H_GCAP, H_GMAX, H_MBASE, H_NPROCS, H_PBASE, HEADER, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED,
+  P_COUNTERS, P_GFREE_N, P_RUNNEXT, P_SCHEDTICK, P_SIZE, P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, P_M,
+  PC_EXECUTED, PC_GFREE_MOVES, PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_OVERFLOWS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
+  PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, S_COUNTERS, S_GFREE_N, S_NEEDSPINNING,
+  S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
+  SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE,
+} from '../../assembly/shared/layout.js';
+import type { Core } from '../core/core.js';
+import type { Views } from './values.js';
+
+/** Counters of one P. */
+export interface PStats {
+  id: number;
+  /** 'idle' (on the idle list) or 'running' (held by an M). */
+  status: 'idle' | 'running';
+  /** M index holding this P, or null. */
+  m: number | null;
+  /** Go's schedtick: time slices started on this P. */
+  schedtick: number;
+  /** Gs in the ring now (runnext not counted, as in Go's schedtrace). */
+  runqsize: number;
+  /** 1 when the runnext slot holds a G. */
+  runnext: number;
+  /** Dead Gs in this P's free cache. */
+  gfreecnt: number;
+  /** Gs made runnable on this P (spawns and readied joins). */
+  spawned: number;
+  /** Gs this P started running. */
+  executed: number;
+  /** Of those, taken from runnext / from the ring / from the global queue. */
+  runnextHits: number;
+  localHits: number;
+  globalHits: number;
+  /** Successful steals by this P, and the Gs they moved. */
+  stealOps: number;
+  stolen: number;
+  /** Steals against this P, and the Gs taken from it. */
+  stolenFromOps: number;
+  stolenFrom: number;
+  /** runqPutSlow batches moved to the global queue. */
+  overflows: number;
+  /** Times its M became spinning; full steal passes that found nothing. */
+  spins: number;
+  stealMisses: number;
+  /** Times this P went idle, and was handed to a woken M. */
+  parks: number;
+  wakeups: number;
+  /** Batches moved between its free cache and the global free list. */
+  gfreeMoves: number;
+}
+
+/** Counters of one M (thread). M0 is the main thread. */
+export interface MStats {
+  id: number;
+  spawned: number;
+  finished: number;
+  /** G running now, or 0. */
+  curg: number;
+  /** Async tasks pinned to this M, awaiting. */
+  asyncPending: number;
+}
+
+export interface SchedulerStats {
+  procs: PStats[];
+  threads: MStats[];
+  sched: {
+    /** Global run queue length. */
+    runqueue: number;
+    idleprocs: number;
+    idlethreads: number;
+    spinningthreads: number;
+    needspinning: number;
+    globalPuts: number;
+    globalGets: number;
+    lockAcquisitions: number;
+    /** G table: slots, maximum, chunks added, Gs on the global free list. */
+    gcap: number;
+    gmax: number;
+    tableGrows: number;
+    gfreeGlobal: number;
+    /** Value blocks (non-number arguments and results) in shared memory. */
+    heapAllocs: number;
+    heapFrees: number;
+    heapBytes: number;
+  };
+  /** Sums over the Ps. */
+  totals: { spawned: number; executed: number; stealOps: number; stolen: number; overflows: number; globalHits: number; localHits: number; runnextHits: number };
+}
+
+export function readStats(v: Views, _procs: number, nms: number, core: Core): SchedulerStats {
+  v.refresh();
+  const u32 = v.u32;
+  const f64 = v.f64;
+  const i32 = v.i32;
+  const nprocs = u32[(HEADER + H_NPROCS) >>> 2];
+  const pbase = u32[(HEADER + H_PBASE) >>> 2];
+  const mbase = u32[(HEADER + H_MBASE) >>> 2];
+  const procs: PStats[] = [];
+  const totals = { spawned: 0, executed: 0, stealOps: 0, stolen: 0, overflows: 0, globalHits: 0, localHits: 0, runnextHits: 0 };
+  for (let p = 0; p < nprocs; p++) {
+    const b = pbase + p * P_SIZE;
+    const c = (b + P_COUNTERS) >>> 3;
+    const pm = Atomics.load(i32, (b + P_M) >>> 2);
+    const s: PStats = {
+      id: p,
+      status: Atomics.load(i32, (b + P_STATUS) >>> 2) === P_IDLE ? 'idle' : 'running',
+      m: pm === 0 ? null : pm - 1,
+      schedtick: u32[(b + P_SCHEDTICK) >>> 2],
+      runqsize: core.runqLen(p),
+      runnext: Atomics.load(i32, (b + P_RUNNEXT) >>> 2) !== 0 ? 1 : 0,
+      gfreecnt: u32[(b + P_GFREE_N) >>> 2],
+      spawned: f64[c + PC_SPAWNED / 8],
+      executed: f64[c + PC_EXECUTED / 8],
+      runnextHits: f64[c + PC_RUNNEXT_HITS / 8],
+      localHits: f64[c + PC_LOCAL_HITS / 8],
+      globalHits: f64[c + PC_GLOBAL_HITS / 8],
+      stealOps: f64[c + PC_STEAL_OPS / 8],
+      stolen: f64[c + PC_STOLEN / 8],
+      stolenFromOps: Atomics.load(u32, (b + P_STEAL_FROM_OPS) >>> 2),
+      stolenFrom: Atomics.load(u32, (b + P_STOLEN_FROM) >>> 2),
+      overflows: f64[c + PC_OVERFLOWS / 8],
+      spins: f64[c + PC_SPINS / 8],
+      stealMisses: f64[c + PC_STEAL_MISSES / 8],
+      parks: f64[c + PC_PARKS / 8],
+      wakeups: f64[c + PC_WAKEUPS / 8],
+      gfreeMoves: f64[c + PC_GFREE_MOVES / 8],
+    };
+    procs.push(s);
+    totals.spawned += s.spawned;
+    totals.executed += s.executed;
+    totals.stealOps += s.stealOps;
+    totals.stolen += s.stolen;
+    totals.overflows += s.overflows;
+    totals.globalHits += s.globalHits;
+    totals.localHits += s.localHits;
+    totals.runnextHits += s.runnextHits;
+  }
+  const threads: MStats[] = [];
+  for (let m = 0; m < nms; m++) {
+    const b = mbase + m * M_SIZE;
+    threads.push({
+      id: m,
+      spawned: f64[(b + MR_SPAWNED) >>> 3],
+      finished: f64[(b + MR_FINISHED) >>> 3],
+      curg: u32[(b + MR_CURG) >>> 2],
+      asyncPending: u32[(b + MR_ASYNC) >>> 2],
+    });
+  }
+  const sc = S_COUNTERS >>> 3;
+  return {
+    procs,
+    threads,
+    sched: {
+      runqueue: Atomics.load(i32, S_RUNQ_SIZE >>> 2),
+      idleprocs: Atomics.load(i32, S_NPIDLE >>> 2),
+      idlethreads: Atomics.load(i32, S_NMIDLE >>> 2),
+      spinningthreads: Atomics.load(i32, S_NMSPINNING >>> 2),
+      needspinning: Atomics.load(i32, S_NEEDSPINNING >>> 2),
+      globalPuts: f64[sc + SC_GLOB_PUT / 8],
+      globalGets: f64[sc + SC_GLOB_GET / 8],
+      lockAcquisitions: f64[sc + SC_LOCK_ACQ / 8],
+      gcap: Atomics.load(u32, (HEADER + H_GCAP) >>> 2),
+      gmax: u32[(HEADER + H_GMAX) >>> 2],
+      tableGrows: f64[sc + SC_GROWS / 8],
+      gfreeGlobal: Atomics.load(i32, S_GFREE_N >>> 2),
+      heapAllocs: f64[sc + SC_HEAP_ALLOCS / 8],
+      heapFrees: f64[sc + SC_HEAP_FREES / 8],
+      heapBytes: f64[sc + SC_HEAP_BYTES / 8],
+    },
+    totals,
+  };
+}

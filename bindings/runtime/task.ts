@@ -1,0 +1,70 @@
+// Task handles and join requests: the user-facing values that name a G.
+
+/** Who can settle a Task: the M that spawned it (in a worker) or the main thread's engine. */
+export interface TaskOwner {
+  /** Registers interest in g's result; the promise settles with it. Called once per Task. */
+  awaitTask(task: Task<unknown>): Promise<unknown>;
+}
+
+/**
+ * A spawned task. `await task` gives its result (or throws its error). A Task may be awaited
+ * any number of times, or handed to `ctx.join` once; one neither awaited nor joined when its
+ * parent task ends is detached (its result is dropped when it finishes).
+ */
+export class Task<T = unknown> implements PromiseLike<T> {
+  /** @internal */ readonly owner: TaskOwner;
+  /** @internal */ readonly g: number;
+  /** @internal */ readonly gen: number;
+  /** @internal 0 free, 1 awaited, 2 joined, 3 detached */ use = 0;
+  /** @internal */ promise: Promise<T> | null = null;
+  /** The task function's name. */
+  readonly name: string;
+
+  /** @internal */
+  constructor(owner: TaskOwner, g: number, gen: number, name: string) {
+    this.owner = owner;
+    this.g = g;
+    this.gen = gen;
+    this.name = name;
+  }
+
+  then<R1 = T, R2 = never>(onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2> {
+    return this.result().then(onfulfilled, onrejected);
+  }
+
+  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+    return this.result().catch(onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.result().finally(onfinally);
+  }
+
+  /** The task's result as a Promise. */
+  result(): Promise<T> {
+    if (this.promise === null) {
+      if (this.use === 2) return Promise.reject(new TypeError(`task '${this.name}' was handed to ctx.join; its result goes to the join`));
+      this.use = 1;
+      this.promise = this.owner.awaitTask(this) as Promise<T>;
+    }
+    return this.promise;
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'Task';
+  }
+}
+
+/** What `ctx.join(name, ...tasks)` returns; a task returning it continues as `name`, whose
+ *  result (type R) becomes the task's result. */
+export class JoinRequest<R = unknown> {
+  /** @internal type witness only */ declare readonly __result?: R;
+  /** @internal */ readonly fn: number;
+  /** @internal */ readonly tasks: Task<unknown>[];
+  /** @internal */
+  constructor(fn: number, tasks: Task<unknown>[]) {
+    this.fn = fn;
+    this.tasks = tasks;
+  }
+}

@@ -1,0 +1,64 @@
+// The runtime's use of the codec: tagged slots with the runtime's own error tag (TAG_ERROR, so a
+// join continuation can tell a failed child's slot from a value), and labels built only when a
+// value cannot cross threads.
+
+import { TAG_BLOCK, TAG_ERROR, TAG_FALSE, TAG_NULL, TAG_NUMBER, TAG_TRUE, TAG_UNDEFINED } from '../../assembly/shared/layout.js';
+import {
+  Views, writeSlot as codecWriteSlot, readSlot as codecReadSlot, freeSlot as codecFreeSlot,
+  encodeError, decodeError, type Heap, type SharedRegistry,
+} from '../codec/index.js';
+
+export { Views };
+export type { Heap, SharedRegistry };
+
+/**
+ * Writes argument `index` (0-based; -1 for a result) of task `name` into the slot. Numbers,
+ * booleans, null and undefined are stored inline without calling the codec.
+ */
+export function writeSlot(views: Views, heap: Heap, tagAddr: number, slotAddr: number, value: unknown,
+  name: string, index: number, shared: SharedRegistry | null): void {
+  if (slotAddr + 8 > views.end) views.ensure(slotAddr + 8);
+  switch (typeof value) {
+    case 'number': views.u8[tagAddr] = TAG_NUMBER; views.f64[slotAddr >>> 3] = value; return;
+    case 'boolean': views.u8[tagAddr] = value ? TAG_TRUE : TAG_FALSE; return;
+    case 'undefined': views.u8[tagAddr] = TAG_UNDEFINED; return;
+    default:
+      if (value === null) { views.u8[tagAddr] = TAG_NULL; return; }
+      codecWriteSlot(views, heap, tagAddr, slotAddr, value,
+        index < 0 ? `the result of task '${name}'` : `spawn('${name}'): argument ${index + 1}`, shared);
+  }
+}
+
+export function readSlot(views: Views, tagAddr: number, slotAddr: number, shared: SharedRegistry | null): unknown {
+  if (slotAddr + 8 > views.end) views.ensure(slotAddr + 8);
+  const tag = views.u8[tagAddr];
+  if (tag === TAG_NUMBER) return views.f64[slotAddr >>> 3];
+  return codecReadSlot(views, tagAddr, slotAddr, shared);
+}
+
+/** Frees whatever block the slot holds (a value or an error) and empties it. */
+export function freeSlot(views: Views, heap: Heap, tagAddr: number, slotAddr: number): void {
+  const tag = views.u8[tagAddr];
+  if (tag === TAG_ERROR) {
+    const addr = views.f64[slotAddr >>> 3];
+    views.u8[tagAddr] = TAG_UNDEFINED;
+    views.f64[slotAddr >>> 3] = 0;
+    heap.heapFree(addr);
+    return;
+  }
+  if (tag === TAG_BLOCK) codecFreeSlot(views, heap, tagAddr, slotAddr);
+}
+
+/** Stores what task `name` threw (TAG_ERROR slot). */
+export function writeErrorSlot(views: Views, heap: Heap, tagAddr: number, slotAddr: number, thrown: unknown,
+  name: string, shared: SharedRegistry | null): void {
+  if (slotAddr + 8 > views.end) views.ensure(slotAddr + 8);
+  const addr = encodeError(views, heap, thrown, `task '${name}' threw`, shared);
+  views.u8[tagAddr] = TAG_ERROR;
+  views.f64[slotAddr >>> 3] = addr;
+}
+
+/** What the awaiting side rejects with. */
+export function readErrorSlot(views: Views, _tagAddr: number, slotAddr: number, shared: SharedRegistry | null): unknown {
+  return decodeError(views, views.f64[slotAddr >>> 3], shared);
+}

@@ -1,0 +1,89 @@
+// The worker entry: an M's thread. It attaches the core to the shared memory it is given,
+// loads the task module, reports the module's task names, then runs the M loop until close.
+//
+// Handshake (namespaced messages): main -> 'stealwork:init' {memory, module, ...};
+// worker -> 'stealwork:ready' {names} | 'stealwork:error' {error}; at close the loop ends and
+// the worker sends 'stealwork:exit'.
+
+import { attachCore } from '../core/index.js';
+import type { Backend } from '../core/core.js';
+import { GSlots } from './gslots.js';
+import { M } from './m.js';
+import { parentChannel } from './platform.js';
+import { Views } from './values.js';
+import { SharedRegistry } from './shared-registry.js';
+import type { TaskContext } from './context.js';
+
+export interface InitMessage {
+  type: 'stealwork:init';
+  memory: WebAssembly.Memory;
+  module: WebAssembly.Module | null;
+  backend: Backend;
+  tasks: string;
+  mid: number;
+  spinLimit: number;
+  yieldLimit: number;
+  maxTasks: number;
+}
+
+type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
+
+/** The task functions of a module, by sorted export name (the same ids on every thread). */
+export function taskTable(mod: Record<string, unknown>): { names: string[]; fns: TaskFn[] } {
+  const names = Object.keys(mod).filter((k) => typeof mod[k] === 'function').sort();
+  return { names, fns: names.map((n) => mod[n] as TaskFn) };
+}
+
+function describe(e: unknown): { name: string; message: string; stack?: string } {
+  if (e instanceof Error) return { name: e.name, message: e.message, stack: e.stack };
+  return { name: 'Error', message: String(e) };
+}
+
+const channel = parentChannel();
+let started = false;
+const shared = new SharedRegistry(false);
+channel.onMessage((raw) => {
+  const msg = raw as InitMessage | ShareMessage;
+  if (msg === null || typeof msg !== 'object') return;
+  if (msg.type === 'stealwork:share') {
+    let last = -1;
+    for (const s of msg.shares) { shared.add(s.id, s.buffer); last = s.id; }
+    channel.post({ type: 'stealwork:share-ack', id: last });
+    return;
+  }
+  if (msg.type !== 'stealwork:init' || started) return;
+  started = true;
+  void run(msg);
+});
+
+interface ShareMessage {
+  type: 'stealwork:share';
+  shares: Array<{ id: number; buffer: SharedArrayBuffer }>;
+}
+
+async function run(msg: InitMessage): Promise<void> {
+  let m: M;
+  try {
+    const core = attachCore(msg.backend, msg.memory, msg.module, true);
+    const views = new Views(msg.memory);
+    let mod: Record<string, unknown>;
+    try {
+      mod = await import(msg.tasks) as Record<string, unknown>;
+    } catch (e) {
+      const d = describe(e);
+      channel.post({ type: 'stealwork:error', code: 'ERR_TASK_MODULE', error: { ...d, message: `cannot load the task module ${msg.tasks}: ${d.message}` } });
+      return;
+    }
+    const { names, fns } = taskTable(mod);
+    m = new M(core, new GSlots(core, views, shared), {
+      mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks,
+    });
+    core.mPut(msg.mid);
+    channel.post({ type: 'stealwork:ready', names });
+  } catch (e) {
+    channel.post({ type: 'stealwork:error', code: 'ERR_WORKER_START', error: describe(e) });
+    return;
+  }
+  await m.loop();
+  channel.post({ type: 'stealwork:exit' });
+}

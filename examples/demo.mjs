@@ -1,0 +1,67 @@
+// The main job: a fine-grained and a skewed fork-join on both backends, with per-P counts of
+// local runs and steals, so you can watch work stealing happen.
+//
+//   npm start            (builds first)
+//   node examples/demo.mjs [--procs N]
+
+import { Scheduler } from '../dist/bindings/index.js';
+import { availableParallelism } from 'node:os';
+
+const argv = process.argv.slice(2);
+const procsArg = argv.indexOf('--procs');
+const procs = procsArg >= 0 ? Number(argv[procsArg + 1]) : Math.max(2, availableParallelism());
+const tasks = new URL('./tasks.mjs', import.meta.url);
+
+function table(rows) {
+  const keys = Object.keys(rows[0]);
+  const w = keys.map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
+  const line = (vals) => vals.map((v, i) => String(v).padStart(w[i])).join('  ');
+  console.log('    ' + line(keys));
+  for (const r of rows) console.log('    ' + line(keys.map((k) => r[k])));
+}
+
+function perP(before, after) {
+  return after.procs.map((p, i) => {
+    const b = before.procs[i];
+    return {
+      P: p.id,
+      executed: p.executed - b.executed,
+      runnext: p.runnextHits - b.runnextHits,
+      local: p.localHits - b.localHits,
+      global: p.globalHits - b.globalHits,
+      steals: p.stealOps - b.stealOps,
+      stolen: p.stolen - b.stolen,
+      'stolen from': p.stolenFrom - b.stolenFrom,
+    };
+  });
+}
+
+console.log(`stealwork demo: ${procs} Ps on a machine with ${availableParallelism()} CPUs\n`);
+for (const backend of ['wasm', 'js']) {
+  await using sched = await Scheduler.start({ tasks, procs, backend });
+  console.log(`== backend '${backend}'`);
+
+  await sched.run('fibc', 18); // warm up the JITs on every thread
+  let s0 = sched.stats();
+  let t0 = performance.now();
+  const n = 25;
+  const r = await sched.run('fibc', n);
+  let ms = performance.now() - t0;
+  let s1 = sched.stats();
+  const calls = s1.totals.executed - s0.totals.executed;
+  console.log(`  fibc(${n}) = ${r}: ${calls} Gs (task calls + join continuations) in ${ms.toFixed(1)} ms, ` +
+    `${(calls / ms / 1000).toFixed(2)} M Gs/s`);
+  table(perP(s0, s1));
+
+  s0 = sched.stats();
+  t0 = performance.now();
+  const leaves = 400;
+  const total = await sched.run('skewed', leaves, 100, 7);
+  ms = performance.now() - t0;
+  s1 = sched.stats();
+  const efficiency = total / 1000 / (procs * ms);
+  console.log(`\n  skewed: ${leaves} leaves (1 in 10 is 50x longer), ${(total / 1000).toFixed(1)} ms of work ` +
+    `in ${ms.toFixed(1)} ms on ${procs} Ps: efficiency ${efficiency.toFixed(2)}`);
+  table(perP(s0, s1));
+  console.log('');
+}

@@ -1,0 +1,439 @@
+// Pins the shared-memory layout (assembly/shared/layout.ts): every exported constant against a
+// literal table, then the structural rules of DESIGN.md "Memory layout" (hot words on their own
+// 128-byte lines, G fields inside G_SIZE and disjoint, f64 fields 8-aligned), then what `init`
+// lays down on fresh memory, for both backends.
+//
+// Changing a value here is a layout change: bump LAYOUT_VERSION with it.
+
+import { describe, expect, it } from 'vitest';
+import * as L from '../assembly/shared/layout.js';
+import { BACKENDS, freshCore } from './helpers/core.js';
+import { coprimesOf, initialRand } from './helpers/mem.js';
+
+const PINNED: Record<string, number> = {
+  LINE: 128,
+  PAGE: 65536,
+  MAGIC: 0x4b525753,
+  LAYOUT_VERSION: 1,
+  LAYOUT_BASE: 65536,
+
+  RUNQ_SIZE: 256,
+  RUNQ_MASK: 255,
+  RUNQ_HALF: 128,
+  GLOBRUNQ_MAX_BATCH: 128,
+  STEAL_TRIES: 4,
+  GLOBAL_CHECK_TICKS: 61,
+  GFREE_LOCAL_MAX: 64,
+  GFREE_LOCAL_KEEP: 32,
+  MAX_PROCS: 256,
+  MAX_MS: 512,
+
+  G_IDLE: 0,
+  G_RUNNABLE: 1,
+  G_RUNNING: 2,
+  G_WAITING: 4,
+  G_DEAD: 6,
+  P_IDLE: 0,
+  P_RUNNING: 1,
+
+  ORDER_RANDOM: 0,
+  ORDER_ROUND_ROBIN: 1,
+  FLAG_ORDER_MASK: 1,
+  FLAG_VICTIM_HINT: 2,
+  FLAG_THRESHOLD_LOAD: 4,
+  FLAG_GLOBAL_ONLY: 8,
+  FLAG_DEBUG: 16,
+
+  HEADER: 65536,
+  H_MAGIC: 0,
+  H_VERSION: 4,
+  H_NPROCS: 8,
+  H_MAXMS: 12,
+  H_GCAP: 16,
+  H_GMAX: 20,
+  H_BRK: 24,
+  H_FLAGS: 28,
+  H_STEAL_THRESHOLD: 32,
+  H_NCOPRIMES: 36,
+  H_PBASE: 40,
+  H_MBASE: 44,
+  H_MEMBYTES: 48,
+
+  SCHED: 65664,
+  S_LOCK: 65664,
+  S_RUNQ_HEAD: 65668,
+  S_RUNQ_TAIL: 65672,
+  S_PIDLE: 65676,
+  S_MIDLE: 65680,
+  S_NMIDLE: 65684,
+  S_RUNQ_SIZE: 65792,
+  S_NPIDLE: 65796,
+  S_NMSPINNING: 65800,
+  S_NEEDSPINNING: 65804,
+  S_GFREE_HEAD: 65920,
+  S_GFREE_N: 65928,
+  S_HEAP_LOCK: 66048,
+  S_HEAP_FREE: 66056,
+  HEAP_CLASSES: 27,
+  HEAP_MIN_SHIFT: 4,
+  S_COUNTERS: 66176,
+  SC_GLOB_PUT: 0,
+  SC_GLOB_GET: 8,
+  SC_LOCK_ACQ: 16,
+  SC_GROWS: 24,
+  SC_HEAP_ALLOCS: 32,
+  SC_HEAP_FREES: 40,
+  SC_HEAP_BYTES: 48,
+  SC_COUNT: 7,
+  S_DUMMY: 66432,
+  S_RT: 66560,
+  S_RT_STOP: 66560,
+  S_RT_ROOTS: 66564,
+
+  COPRIMES: 66688,
+  GDIR: 67712,
+  G_CHUNK_SHIFT: 10,
+  G_CHUNK: 1024,
+  G_CHUNK_MASK: 1023,
+  GDIR_MAX: 4096,
+  PS: 84096,
+
+  P_TAIL: 0,
+  P_STATUS: 4,
+  P_SCHEDTICK: 8,
+  P_M: 12,
+  P_RAND: 16,
+  P_HINT: 20,
+  P_GFREE: 24,
+  P_GFREE_N: 28,
+  P_LINK: 32,
+  P_ID: 36,
+  P_HEAD: 128,
+  P_RUNNEXT: 256,
+  P_STOLEN_FROM: 384,
+  P_STEAL_FROM_OPS: 388,
+  P_COUNTERS: 512,
+  PC_SPAWNED: 0,
+  PC_EXECUTED: 8,
+  PC_RUNNEXT_HITS: 16,
+  PC_LOCAL_HITS: 24,
+  PC_GLOBAL_HITS: 32,
+  PC_STEAL_OPS: 40,
+  PC_STOLEN: 48,
+  PC_OVERFLOWS: 56,
+  PC_SPINS: 64,
+  PC_PARKS: 72,
+  PC_WAKEUPS: 80,
+  PC_STEAL_MISSES: 88,
+  PC_GFREE_MOVES: 96,
+  PC_COUNT: 13,
+  P_RUNQ: 768,
+  P_SIZE: 1792,
+
+  M_PARK: 0,
+  M_NEXTP: 4,
+  M_SPINNING: 8,
+  M_LINK: 12,
+  M_STATUS: 16,
+  M_INBOX: 128,
+  M_INBOX_SEQ: 132,
+  M_RT: 256,
+  MR_SPAWNED: 256,
+  MR_FINISHED: 264,
+  MR_CURG: 272,
+  MR_ASYNC: 276,
+  MR_BUSY_NS: 280,
+  M_SIZE: 384,
+  PARK_P: 1,
+  PARK_INBOX: 2,
+  PARK_STOP: 4,
+
+  G_STATUS: 0,
+  G_FN: 4,
+  G_SCHEDLINK: 8,
+  G_PARENT: 12,
+  G_PENDING: 16,
+  G_ARGC: 20,
+  G_INDEX: 24,
+  G_JOIN: 28,
+  G_PRIO: 32,
+  G_RESULT_TAG: 36,
+  G_RESULT: 40,
+  G_ARG_TAGS: 48,
+  G_SPILL: 56,
+  G_GEN: 60,
+  G_ARGS: 64,
+  G_INLINE_ARGS: 8,
+  G_SIZE: 128,
+
+  JOIN_WAITER_MASK: 0xffff,
+  JOIN_DONE: 0x10000,
+  JOIN_DETACHED: 0x20000,
+  JOIN_ERROR: 0x40000,
+  JOIN_PARENT: 0x80000,
+  GF_CONT: 0x100,
+
+  TAG_UNDEFINED: 0,
+  TAG_NULL: 1,
+  TAG_FALSE: 2,
+  TAG_TRUE: 3,
+  TAG_NUMBER: 4,
+  TAG_BLOCK: 5,
+  TAG_TASK: 6,
+  TAG_ERROR: 7,
+
+  BLOCK_HEADER: 8,
+};
+
+const exported = L as unknown as Record<string, unknown>;
+const line = (addr: number): number => Math.floor(addr / L.LINE);
+
+/** [name, offset, size in bytes, f64?] of every G field. */
+const G_FIELDS: Array<[string, number, number, boolean]> = [
+  ['G_STATUS', L.G_STATUS, 4, false],
+  ['G_FN', L.G_FN, 4, false],
+  ['G_SCHEDLINK', L.G_SCHEDLINK, 4, false],
+  ['G_PARENT', L.G_PARENT, 4, false],
+  ['G_PENDING', L.G_PENDING, 4, false],
+  ['G_ARGC', L.G_ARGC, 4, false],
+  ['G_INDEX', L.G_INDEX, 4, false],
+  ['G_JOIN', L.G_JOIN, 4, false],
+  ['G_PRIO', L.G_PRIO, 4, false],
+  ['G_RESULT_TAG', L.G_RESULT_TAG, 4, false],
+  ['G_RESULT', L.G_RESULT, 8, true],
+  ['G_ARG_TAGS', L.G_ARG_TAGS, L.G_INLINE_ARGS, false],
+  ['G_SPILL', L.G_SPILL, 4, false],
+  ['G_GEN', L.G_GEN, 4, false],
+  ['G_ARGS', L.G_ARGS, 8 * L.G_INLINE_ARGS, true],
+];
+
+/** Every PC_* counter offset, and every SC_* one. */
+const PC_NAMES = Object.keys(PINNED).filter((k) => k.startsWith('PC_') && k !== 'PC_COUNT');
+const SC_NAMES = Object.keys(PINNED).filter((k) => k.startsWith('SC_') && k !== 'SC_COUNT');
+
+/** Checks [offset, size] ranges are disjoint and inside [0, limit). */
+function expectDisjoint(fields: Array<[string, number, number]>, limit: number): void {
+  const sorted = [...fields].sort((a, b) => a[1] - b[1]);
+  for (const [name, off, size] of sorted) {
+    expect(off, name).toBeGreaterThanOrEqual(0);
+    expect(off + size, `${name} ends past ${limit}`).toBeLessThanOrEqual(limit);
+  }
+  for (let i = 1; i < sorted.length; i++) {
+    const [pn, po, ps] = sorted[i - 1];
+    const [n, o] = sorted[i];
+    expect(o, `${n} overlaps ${pn}`).toBeGreaterThanOrEqual(po + ps);
+  }
+}
+
+describe('layout constants', () => {
+  it('pins every exported constant', () => {
+    for (const [name, value] of Object.entries(PINNED)) expect(exported[name], name).toBe(value);
+  });
+
+  it('exports nothing unpinned (a new constant needs a row in this table)', () => {
+    const unpinned = Object.keys(exported).filter((k) => !(k in PINNED));
+    expect(unpinned).toEqual([]);
+  });
+
+  it('exports only integers', () => {
+    for (const [name, value] of Object.entries(exported)) {
+      expect(Number.isInteger(value), name).toBe(true);
+    }
+  });
+
+  it('derived constants agree with their sources', () => {
+    expect(L.RUNQ_MASK).toBe(L.RUNQ_SIZE - 1);
+    expect(L.RUNQ_HALF).toBe(L.RUNQ_SIZE / 2);
+    expect(L.GLOBRUNQ_MAX_BATCH).toBe(L.RUNQ_SIZE / 2);
+    expect(L.G_CHUNK).toBe(1 << L.G_CHUNK_SHIFT);
+    expect(L.G_CHUNK_MASK).toBe(L.G_CHUNK - 1);
+    expect(L.GFREE_LOCAL_KEEP).toBe(L.GFREE_LOCAL_MAX / 2);
+    expect(L.GDIR_MAX * L.G_CHUNK).toBeLessThanOrEqual(2 ** 32);
+    expect(L.HEAP_MIN_SHIFT + L.HEAP_CLASSES - 1).toBe(30);
+    expect(L.P_SIZE).toBe(L.P_RUNQ + L.RUNQ_SIZE * 4);
+    expect(L.PC_COUNT).toBe(PC_NAMES.length);
+    expect(L.SC_COUNT).toBe(SC_NAMES.length);
+    // 'SWRK' read as a little-endian u32.
+    const bytes = [0, 1, 2, 3].map((i) => (L.MAGIC >>> (8 * i)) & 0xff);
+    expect(String.fromCharCode(...bytes)).toBe('SWRK');
+  });
+
+  it('flag bits are distinct single bits (the order policy is a 1-bit field)', () => {
+    const bits = [L.FLAG_ORDER_MASK, L.FLAG_VICTIM_HINT, L.FLAG_THRESHOLD_LOAD, L.FLAG_GLOBAL_ONLY, L.FLAG_DEBUG];
+    for (const b of bits) expect(b & (b - 1), `0x${b.toString(16)} is one bit`).toBe(0);
+    expect(bits.reduce((a, b) => a | b, 0)).toBe(bits.reduce((a, b) => a + b, 0));
+    expect(L.ORDER_RANDOM & ~L.FLAG_ORDER_MASK).toBe(0);
+    expect(L.ORDER_ROUND_ROBIN & ~L.FLAG_ORDER_MASK).toBe(0);
+    const park = Object.keys(exported).filter((k) => k.startsWith('PARK_')).map((k) => exported[k] as number);
+    expect(park).toContain(L.PARK_P);
+    for (const b of park) expect(b & (b - 1), `PARK 0x${b.toString(16)} is one bit`).toBe(0);
+    expect(park.reduce((a, b) => a | b, 0)).toBe(park.reduce((a, b) => a + b, 0));
+    const join = [L.JOIN_DONE, L.JOIN_DETACHED, L.JOIN_ERROR, L.JOIN_PARENT];
+    for (const b of join) expect(b & L.JOIN_WAITER_MASK).toBe(0);
+    expect(join.reduce((a, b) => a | b, 0)).toBe(join.reduce((a, b) => a + b, 0));
+  });
+
+  it('G and P states are Go values and distinct', () => {
+    const gs = [L.G_IDLE, L.G_RUNNABLE, L.G_RUNNING, L.G_WAITING, L.G_DEAD];
+    expect(new Set(gs).size).toBe(gs.length);
+    expect(L.P_IDLE).not.toBe(L.P_RUNNING);
+  });
+});
+
+describe('layout structure', () => {
+  it('regions follow one another on line boundaries, above the wasm static data', () => {
+    expect(L.LAYOUT_BASE % L.PAGE).toBe(0);
+    expect(L.HEADER).toBe(L.LAYOUT_BASE);
+    expect(L.SCHED).toBe(L.HEADER + L.LINE);
+    expect(L.COPRIMES).toBe(L.SCHED + 8 * L.LINE);
+    expect(L.GDIR).toBe(L.COPRIMES + L.MAX_PROCS * 4);
+    expect(L.PS).toBe(L.GDIR + L.GDIR_MAX * 4);
+    for (const a of [L.HEADER, L.SCHED, L.COPRIMES, L.GDIR, L.PS]) expect(a % L.LINE).toBe(0);
+    expect(L.P_SIZE % L.LINE).toBe(0);
+    expect(L.M_SIZE % L.LINE).toBe(0);
+    expect(L.G_SIZE % 8).toBe(0);
+    expect((L.G_CHUNK * L.G_SIZE) % L.LINE).toBe(0);
+  });
+
+  it('header words fit its one line', () => {
+    const words = Object.keys(PINNED).filter((k) => k.startsWith('H_')).map((k) => PINNED[k]);
+    expectDisjoint(words.map((o) => [`H@${o}`, o, 4]), L.LINE);
+  });
+
+  it('scheduler block: lock, lock-free words, free-G head, heap, counters on their own lines', () => {
+    const s = (a: number): number => line(a - L.SCHED);
+    // Line 0: the lock and what it guards.
+    for (const a of [L.S_LOCK, L.S_RUNQ_HEAD, L.S_RUNQ_TAIL, L.S_PIDLE, L.S_MIDLE, L.S_NMIDLE]) expect(s(a)).toBe(0);
+    // Line 1: words every spinning M reads lock-free.
+    for (const a of [L.S_RUNQ_SIZE, L.S_NPIDLE, L.S_NMSPINNING, L.S_NEEDSPINNING]) expect(s(a)).toBe(1);
+    // Line 2: the Treiber stack head (64-bit, so 8-aligned) and its count.
+    expect(s(L.S_GFREE_HEAD)).toBe(2);
+    expect(s(L.S_GFREE_N)).toBe(2);
+    expect(L.S_GFREE_HEAD % 8).toBe(0);
+    expect(L.S_GFREE_N).toBeGreaterThanOrEqual(L.S_GFREE_HEAD + 8);
+    // Line 3: the heap lock and its class lists, all inside the line.
+    expect(s(L.S_HEAP_LOCK)).toBe(3);
+    expect(L.S_HEAP_FREE).toBeGreaterThanOrEqual(L.S_HEAP_LOCK + 4);
+    expect(s(L.S_HEAP_FREE + L.HEAP_CLASSES * 4 - 1)).toBe(3);
+    // Lines 4-5: f64 counters, 8-aligned, disjoint.
+    expect(s(L.S_COUNTERS)).toBe(4);
+    expect(L.S_COUNTERS % 8).toBe(0);
+    expectDisjoint(SC_NAMES.map((k) => [k, PINNED[k], 8]), 2 * L.LINE);
+    for (const k of SC_NAMES) expect(PINNED[k] % 8, k).toBe(0);
+    // Line 6 the back-off word, line 7 the runtime's.
+    expect(s(L.S_DUMMY)).toBe(6);
+    for (const k of Object.keys(exported).filter((k) => k.startsWith('S_RT'))) expect(s(exported[k] as number), k).toBe(7);
+  });
+
+  it('a P: tail, head, runnext and thief counters each on their own 128-byte line', () => {
+    const hot = [L.P_TAIL, L.P_HEAD, L.P_RUNNEXT, L.P_STOLEN_FROM].map(line);
+    expect(new Set(hot).size).toBe(4);
+    expect(line(L.P_STEAL_FROM_OPS)).toBe(line(L.P_STOLEN_FROM));
+    // Owner line A holds only owner-written words.
+    const lineA = [L.P_TAIL, L.P_STATUS, L.P_SCHEDTICK, L.P_M, L.P_RAND, L.P_HINT, L.P_GFREE, L.P_GFREE_N, L.P_LINK, L.P_ID];
+    expectDisjoint(lineA.map((o) => [`P@${o}`, o, 4]), L.LINE);
+    // Counters: f64, 8-aligned, disjoint, between the thief line and the ring.
+    expect(L.P_COUNTERS % 8).toBe(0);
+    expect(line(L.P_COUNTERS)).toBeGreaterThan(line(L.P_STOLEN_FROM));
+    expectDisjoint(PC_NAMES.map((k) => [k, PINNED[k], 8]), L.P_RUNQ - L.P_COUNTERS);
+    for (const k of PC_NAMES) expect(PINNED[k] % 8, k).toBe(0);
+    // The ring starts on a line of its own and ends the block.
+    expect(L.P_RUNQ % L.LINE).toBe(0);
+    expect(L.P_RUNQ + L.RUNQ_SIZE * 4).toBe(L.P_SIZE);
+  });
+
+  it('an M: park line, inbox line, runtime line', () => {
+    for (const o of [L.M_PARK, L.M_NEXTP, L.M_SPINNING, L.M_LINK, L.M_STATUS]) expect(line(o)).toBe(0);
+    expect(line(L.M_INBOX)).toBe(1);
+    expect(line(L.M_INBOX_SEQ)).toBe(1);
+    expect(line(L.M_RT)).toBe(2);
+    const rt: Array<[string, number, number]> = [
+      ['MR_SPAWNED', L.MR_SPAWNED, 8], ['MR_FINISHED', L.MR_FINISHED, 8], ['MR_CURG', L.MR_CURG, 4],
+      ['MR_ASYNC', L.MR_ASYNC, 4], ['MR_BUSY_NS', L.MR_BUSY_NS, 8],
+    ];
+    expectDisjoint(rt.map(([n, o, s]) => [n, o - L.M_RT, s]), L.LINE);
+    for (const [n, o, s] of rt) if (s === 8) expect(o % 8, n).toBe(0);
+    expect(L.M_SIZE).toBe(3 * L.LINE);
+  });
+
+  it('G fields lie inside G_SIZE, do not overlap, and cover it', () => {
+    expectDisjoint(G_FIELDS.map(([n, o, s]) => [n, o, s]), L.G_SIZE);
+    expect(G_FIELDS.reduce((a, f) => a + f[2], 0)).toBe(L.G_SIZE);
+    for (const [n, o, , isF64] of G_FIELDS) {
+      if (isF64) expect(o % 8, `${n} is f64`).toBe(0);
+      else expect(o % 4, n).toBe(0);
+    }
+  });
+
+  it('every G field constant appears in the field table', () => {
+    const named = new Set(G_FIELDS.map((f) => f[0]));
+    const gOffsets = Object.keys(PINNED).filter(
+      (k) => k.startsWith('G_') && !['G_SIZE', 'G_INLINE_ARGS', 'G_CHUNK', 'G_CHUNK_SHIFT', 'G_CHUNK_MASK',
+        'G_IDLE', 'G_RUNNABLE', 'G_RUNNING', 'G_WAITING', 'G_DEAD'].includes(k),
+    );
+    expect(gOffsets.filter((k) => !named.has(k))).toEqual([]);
+  });
+});
+
+describe.each(BACKENDS)('init lays out fresh memory (%s)', (backend) => {
+  it('writes the header the layout describes', async () => {
+    const nprocs = 5;
+    const maxMs = 7;
+    const flags = L.ORDER_ROUND_ROBIN | L.FLAG_VICTIM_HINT;
+    const { mem } = await freshCore(backend, { nprocs, maxMs, gcapInit: 1500, gmax: 4 * L.G_CHUNK, flags, stealThreshold: 3 });
+    expect(mem.hdr(L.H_MAGIC)).toBe(L.MAGIC);
+    expect(mem.hdr(L.H_VERSION)).toBe(L.LAYOUT_VERSION);
+    expect(mem.nprocs).toBe(nprocs);
+    expect(mem.maxMs).toBe(maxMs);
+    expect(mem.gcap).toBe(2 * L.G_CHUNK); // rounded up to whole chunks
+    expect(mem.gmax).toBe(4 * L.G_CHUNK);
+    expect(mem.flags).toBe(flags);
+    expect(mem.hdr(L.H_STEAL_THRESHOLD)).toBe(3);
+    expect(mem.hdr(L.H_PBASE)).toBe(L.PS);
+    const mBase = mem.hdr(L.H_MBASE);
+    expect(mBase).toBeGreaterThanOrEqual(L.PS + nprocs * L.P_SIZE);
+    expect(mBase % L.LINE).toBe(0);
+    expect(mem.brk).toBeGreaterThanOrEqual(mBase + maxMs * L.M_SIZE);
+    expect(mem.brk).toBeLessThanOrEqual(mem.byteLength);
+    expect(mem.hdr(L.H_MEMBYTES)).toBe(mem.byteLength);
+  });
+
+  it('writes the coprimes of nprocs', async () => {
+    for (const nprocs of [1, 2, 6, 12, 64]) {
+      const { mem } = await freshCore(backend, { nprocs, maxMs: 2 });
+      const want = coprimesOf(nprocs);
+      expect(mem.hdr(L.H_NCOPRIMES)).toBe(want.length);
+      expect(want.map((_, i) => mem.u32(L.COPRIMES + 4 * i))).toEqual(want);
+    }
+  });
+
+  it('every P idle, numbered, seeded; every M slot unused', async () => {
+    const seed = 0xdeadbeef;
+    const { mem } = await freshCore(backend, { nprocs: 6, maxMs: 9, seed });
+    for (let p = 0; p < 6; p++) {
+      expect(mem.p(p, L.P_STATUS)).toBe(L.P_IDLE);
+      expect(mem.p(p, L.P_ID)).toBe(p);
+      expect(mem.p(p, L.P_M)).toBe(0);
+      expect(mem.p(p, L.P_RAND)).toBe(initialRand(seed, p));
+      expect(mem.ring(p)).toEqual([]);
+      expect(mem.runnext(p)).toBe(0);
+    }
+    for (let m = 0; m < 9; m++) {
+      for (const o of [L.M_PARK, L.M_NEXTP, L.M_SPINNING, L.M_LINK, L.M_STATUS]) expect(mem.m(m, o)).toBe(0);
+    }
+  });
+
+  it('G chunks: directory entries 8-aligned, past the M blocks, distinct, Gs dead', async () => {
+    const { mem } = await freshCore(backend, { gcapInit: 3 * L.G_CHUNK });
+    const mEnd = mem.hdr(L.H_MBASE) + mem.maxMs * L.M_SIZE;
+    const chunks = [0, 1, 2].map((c) => mem.u32(L.GDIR + 4 * c));
+    for (const c of chunks) {
+      expect(c % 8).toBe(0); // G_RESULT and G_ARGS are f64
+      expect(c).toBeGreaterThanOrEqual(mEnd);
+      expect(c + L.G_CHUNK * L.G_SIZE).toBeLessThanOrEqual(mem.brk);
+    }
+    expect(new Set(chunks).size).toBe(3);
+    expect(mem.u32(L.GDIR + 4 * 3)).toBe(0);
+    for (let g = 1; g < 3 * L.G_CHUNK; g++) expect(mem.g(g, L.G_STATUS)).toBe(L.G_DEAD);
+  });
+});
