@@ -21,17 +21,17 @@ import { counterAdd, flags, pAddr } from './mem';
 import { gAddr, growTable } from './gtable';
 import { beginAbort } from './abort';
 
-/** The stack head word for top `g` at version `version`. */
+/** The stack head word for top `g` at version `version`. Any thread. */
 @inline function packHead(g: u32, version: u64): u64 {
   return (version << 32) | <u64>g;
 }
 
-/** The top G id of a stack head word. */
+/** The top G id of a stack head word. Any thread. */
 @inline function headG(head: u64): u32 {
   return <u32>head;
 }
 
-/** The version of a stack head word. */
+/** The version of a stack head word. Any thread. */
 @inline function headVersion(head: u64): u64 {
   return head >> 32;
 }

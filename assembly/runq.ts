@@ -24,7 +24,7 @@ import { beginAbort } from './abort';
 /** Go's usleep(3) before stealing a running victim's runnext, in nanoseconds. */
 const RUNNEXT_BACKOFF_NS: i64 = 3000;
 
-/** Address of the ring slot for counter value i in P block pp (use with the P_RUNQ immediate). */
+/** Address of the ring slot for counter value i in P block pp (use with the P_RUNQ immediate). Any thread. */
 @inline function slot(pp: usize, i: u32): usize {
   return pp + (<usize>(i & RUNQ_MASK) << 2);
 }

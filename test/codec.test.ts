@@ -6,6 +6,13 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import vm from 'node:vm';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import ts from 'typescript';
 import {
   TAG_BLOCK, TAG_FALSE, TAG_NULL, TAG_NUMBER, TAG_TASK, TAG_TRUE, TAG_UNDEFINED,
 } from '../assembly/shared/layout.js';
@@ -245,6 +252,17 @@ describe('round trips', () => {
     expect(Object.keys(decoded)).toEqual(['__proto__', 'k']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expectSame(roundTrip({}), {});
+  });
+
+  it('many keys, repeated keys and keys that collide in the decoder\'s key cache', () => {
+    const wide: Record<string, number> = {};
+    for (let i = 0; i < 3000; i++) wide[`k${i}`] = i;
+    expectSame(roundTrip(wide), wide);
+    expectSame(roundTrip(wide), wide); // second pass: cache hits
+    const rows = Array.from({ length: 50 }, (_, i) => ({ id: i, name: `row ${i}`, ok: i % 2 === 0, tags: ['a', 'b'] }));
+    expectSame(roundTrip(rows), rows);
+    const sameLength = { abcd: 1, abce: 2, bbcd: 3, 'ab\u00e9d': 4, ['x'.repeat(24)]: 5, ['x'.repeat(25)]: 6 };
+    expectSame(roundTrip(sameLength), sameLength);
   });
 
   it('typed arrays, DataView and ArrayBuffer: copied, type kept', () => {
@@ -552,6 +570,15 @@ describe('errors', () => {
     expect(back.message).toBe(`task 'fib' threw .fn is a function; only ${SUPPORTED} can cross threads`);
   });
 
+  it('an Error from another realm is still an Error', () => {
+    const foreign = vm.runInNewContext('new RangeError("elsewhere")') as Error;
+    expect(foreign instanceof Error).toBe(false);
+    const back = errorRoundTrip(foreign) as Error;
+    expect(back).toBeInstanceOf(RangeError);
+    expect(back.message).toBe('elsewhere');
+    expect(back.stack).toBe(foreign.stack);
+  });
+
   it('an Error inside an ordinary value round-trips too', () => {
     const back = roundTrip({ e: new TypeError('inner') }) as { e: TypeError };
     expect(back.e).toBeInstanceOf(TypeError);
@@ -608,6 +635,80 @@ describe('memory growth', () => {
   it('an address past the memory is a RangeError, not a silent misread', () => {
     const v: Views = createViews(memory);
     expect(() => decodeValue(v, memory.buffer.byteLength + 64, null)).toThrow(RangeError);
+  });
+});
+
+describe('memory growth across threads', () => {
+  /** The codec transpiled to plain JS in a temp dir, for a worker thread (Node runs no TS). */
+  function buildCodecForWorker(): string {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const out = mkdtempSync(join(tmpdir(), 'stealwork-codec-'));
+    const files = [...readdirSync(join(root, 'bindings/codec')).map((f) => `bindings/codec/${f}`),
+      'assembly/shared/layout.ts'].filter((f) => f.endsWith('.ts'));
+    for (const rel of files) {
+      const js = ts.transpileModule(readFileSync(join(root, rel), 'utf8'), {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      }).outputText;
+      mkdirSync(dirname(join(out, rel)), { recursive: true });
+      writeFileSync(join(out, rel.replace(/\.ts$/, '.js')), js);
+    }
+    writeFileSync(join(out, 'package.json'), '{"type":"module"}');
+    writeFileSync(join(out, 'worker.js'), `
+      import { parentPort, workerData } from 'node:worker_threads';
+      import { createViews, writeSlot, readSlot } from './bindings/codec/index.js';
+      const { memory } = workerData;
+      const views = createViews(memory);
+      parentPort.on('message', (m) => {
+        if (m.op === 'grow-and-write') {
+          memory.grow(m.pages);
+          const heap = { heapAlloc: () => m.block, heapFree: () => { throw new Error('not here'); } };
+          writeSlot(views, heap, m.slot, m.slot + 8,
+            { from: 'worker', data: new Float64Array([1.5, -0, NaN]), text: 'w'.repeat(10000) }, 'worker', null);
+          parentPort.postMessage({ end: views.end });
+        } else if (m.op === 'read') {
+          parentPort.postMessage({ value: readSlot(views, m.slot, m.slot + 8, null), end: views.end });
+        }
+      });
+    `);
+    return join(out, 'worker.js');
+  }
+
+  it('a worker grows the memory and writes past the end this thread knows, and back', async () => {
+    const workerFile = buildCodecForWorker();
+    const worker = new Worker(workerFile, { workerData: { memory } });
+    const ask = (m: object): Promise<Record<string, unknown>> => new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.postMessage(m);
+    });
+    try {
+      const mine = createViews(memory);
+      const oldEnd = mine.end;
+      // The worker grows by 2 pages and encodes into a block and a slot in them.
+      const block = oldEnd + 1024;
+      const slot = oldEnd + PAGE + 64;
+      const grown = await ask({ op: 'grow-and-write', pages: 2, block, slot });
+      expect(grown.end).toBe(oldEnd + 2 * PAGE);
+      expect(mine.end).toBe(oldEnd); // stale until it needs the new pages
+      const value = readSlot(mine, slot, slot + 8, null) as Record<string, unknown>;
+      expect(mine.end).toBe(oldEnd + 2 * PAGE);
+      expectSame(value, { from: 'worker', data: new Float64Array([1.5, -0, NaN]), text: 'w'.repeat(10000) });
+      const freed: number[] = [];
+      freeSlot(mine, { heapAlloc: () => 0, heapFree: (a) => { freed.push(a); } }, slot, slot + 8);
+      expect(freed).toEqual([block]);
+
+      // This thread grows it again and writes there; the worker's views are stale now.
+      memory.grow(1);
+      const slot2 = oldEnd + 2 * PAGE + 128;
+      writeSlot(mine, heap, slot2, slot2 + 8, { back: ['to', 'the', 'worker'], n: 2n ** 70n }, 'main', null);
+      const read = await ask({ op: 'read', slot: slot2 });
+      expect(read.end).toBe(oldEnd + 3 * PAGE);
+      expectSame(read.value, { back: ['to', 'the', 'worker'], n: 2n ** 70n });
+      freeSlot(mine, heap, slot2, slot2 + 8);
+    } finally {
+      await worker.terminate();
+      rmSync(dirname(workerFile), { recursive: true, force: true });
+    }
   });
 });
 

@@ -5,7 +5,8 @@
 
 import { describe, expect, it } from 'vitest';
 import * as L from '../assembly/shared/layout.js';
-import { BACKENDS, freshCore, takeGs, type Harness } from './helpers/core.js';
+import type { Core } from '../bindings/core/index.js';
+import { attachAgain, BACKENDS, freshCore, takeGs, type Harness } from './helpers/core.js';
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 
@@ -190,6 +191,60 @@ describe.each(BACKENDS)('free Gs (%s)', (backend) => {
       if (i % 2000 === 0) expectWhole(h, held.length);
     }
     expectWhole(h, held.length);
+  });
+});
+
+describe.each(BACKENDS)('a thread attached before the memory grew (%s)', (backend) => {
+  // DESIGN.md "Growing the G table": every thread sees the new memory, the TS twin by refreshing
+  // its views when an address lies past them. `other` attaches while memory is 4 pages; `h.core`
+  // then grows the G table past that, and `other` works on Gs of the new chunks.
+  const grown = async (): Promise<{ h: Harness; other: Core; far: number[] }> => {
+    const h = await freshCore(backend, { nprocs: 2, initialPages: 4, gcapInit: L.G_CHUNK, gmax: 4 * L.G_CHUNK });
+    const other = await attachAgain(h);
+    const len = h.mem.byteLength;
+    const held = takeGs(h, 2 * L.G_CHUNK); // the third chunk starts past `other`'s views
+    const far = held.filter((g) => h.core.gAddr(g) >= len);
+    expect(far.length).toBeGreaterThan(0);
+    expect(h.mem.byteLength).toBeGreaterThan(len);
+    for (const g of held) h.core.gfPut(-1, g);
+    return { h, other, far };
+  };
+
+  it('pops and pushes Gs of new chunks on the global free stack without losing any', async () => {
+    const { h, other, far } = await grown();
+    const top = h.mem.gfreeGlobal()[0];
+    expect(far).toContain(top);
+    expect(other.gfGet(-1)).toBe(top);
+    expectWhole(h, 1);
+    other.gfPut(-1, top);
+    expectWhole(h, 0);
+  });
+
+  it('readies, queues, steals and frees Gs of new chunks', async () => {
+    const { h, other, far } = await grown();
+    const gs = far.slice(0, 4).map(() => h.core.gfGet(-1));
+    for (const g of gs) expect(h.core.gAddr(g)).toBe(other.gAddr(g));
+    other.ready(-1, gs[0], 0);
+    other.gSetStatus(gs[1], L.G_DEAD, L.G_RUNNABLE);
+    other.runqPut(0, gs[1], 0);
+    other.gSetStatus(gs[2], L.G_DEAD, L.G_RUNNABLE);
+    other.runqPut(0, gs[2], 1);
+    expect(other.runqSteal(1, 0, 1)).toBe(gs[1]);
+    expect(other.globrunqGet(1, 0)).toBe(gs[0]);
+    other.gfPut(1, gs[3]);
+    expect(h.mem.gfreeLocal(1)).toEqual([gs[3]]);
+    expect(h.mem.runnext(0)).toBe(gs[2]);
+  });
+
+  it('allocates value blocks after another thread grew the memory', async () => {
+    const { h, other } = await grown();
+    const a = h.core.heapAlloc(1 << 20); // grows the memory again, past `other`'s views
+    const b = other.heapAlloc(1 << 20); // `other` bumps brk past it
+    expect(b).not.toBe(0);
+    expect(b >= a + (1 << 20) || b + (1 << 20) <= a).toBe(true);
+    other.heapFree(a);
+    expect(h.core.heapAlloc(1 << 20)).toBe(a);
+    expect(h.mem.sc(L.SC_HEAP_ALLOCS) - h.mem.sc(L.SC_HEAP_FREES)).toBe(2);
   });
 });
 

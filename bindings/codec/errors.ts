@@ -17,19 +17,11 @@
 
 import { TAG_BLOCK } from '../../assembly/shared/layout.js';
 import { K_ERROR, K_THROWN } from './format.js';
-import { encodeValue, encodeThrown } from './encode.js';
+import { encodeValue, encodeThrown, isError } from './encode.js';
 import { blockKind, decodeValue } from './decode.js';
 import { readSlot, writeBlockSlot } from './slots.js';
 import type { Heap, SharedRegistry } from './hooks.js';
 import type { Views } from './views.js';
-
-function isError(v: unknown): v is Error {
-  try {
-    return v instanceof Error;
-  } catch {
-    return false; // a proxy whose getPrototypeOf trap throws
-  }
-}
 
 /**
  * Encodes what a task threw into a new error block; returns its address. `label` names the

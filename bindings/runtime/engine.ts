@@ -114,6 +114,7 @@ export class Engine implements TaskOwner {
             if (msg.error!.stack) err.stack = msg.error!.stack;
             reject(err);
           } else if (msg.type === 'stealwork:exit') exitResolve();
+          else if (msg.type === 'stealwork:share-ack') this.onShareAck(i, (msg as unknown as { id: number }).id);
         });
         t.onExit((reason, error) => {
           exitResolve();

@@ -61,7 +61,8 @@ export class M implements TaskOwner, ContextHost {
   private spawned = 0;
   private finished = 0;
   private stopping = false;
-  private sharesSeen = 0;
+  /** Shared buffers received so far; set by the worker's message handler. */
+  sharesSeen = 0;
   private readonly args: unknown[] = [];
   private readonly out = { ok: true, value: undefined as unknown };
 
@@ -91,8 +92,8 @@ export class M implements TaskOwner, ContextHost {
       const next = this.schedule();
       if (next === Next.Microtasks) await null;
       else if (next === Next.Macrotask) {
-        this.sharesSeen = Atomics.load(this.views.i32, S_RT_SHARES >>> 2);
         await macrotask();
+        await this.receiveShares();
         this.lastYield = now();
       }
     }
@@ -139,7 +140,7 @@ export class M implements TaskOwner, ContextHost {
       const x = Atomics.exchange(i32, idx, 0); // pairs with wakep's store and pushInbox's or
       if (Atomics.load(i32, S_RT_STOP >>> 2) !== 0) { this.stopping = true; return; }
       if (Atomics.load(i32, this.inboxIdx) !== 0) this.drainInbox();
-      if (x & PARK_MSG) await macrotask(); // let the message handler run (a shared buffer)
+      if (x & PARK_MSG) await this.receiveShares();
       if (x & PARK_P) { this.p = this.core.acquireP(this.mid); this.lastYield = now(); return; }
       if (this.asyncPending !== 0 || this.waiters.size !== 0) {
         const w = Atomics.waitAsync(i32, idx, 0);
@@ -149,6 +150,14 @@ export class M implements TaskOwner, ContextHost {
       if (spins < this.cfg.spinLimit) { spins++; continue; }
       if (yields < this.cfg.yieldLimit) { yields++; Atomics.wait(i32, idx, 0, 0.001); continue; }
       Atomics.wait(i32, idx, 0); // woken by wakep (notify) or pushInbox
+    }
+  }
+
+  /** Takes turns of the event loop until the message handler has received every shared
+   *  buffer announced in S_RT_SHARES (DESIGN.md "Shared buffers"). */
+  private async receiveShares(): Promise<void> {
+    while (Atomics.load(this.views.i32, S_RT_SHARES >>> 2) > this.sharesSeen) {
+      await new Promise((r) => setTimeout(r, 0));
     }
   }
 

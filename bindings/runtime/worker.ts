@@ -42,12 +42,16 @@ function describe(e: unknown): { name: string; message: string; stack?: string }
 const channel = parentChannel();
 let started = false;
 const shared = new SharedRegistry(false);
+let current: M | null = null;
+let seen = 0;
 channel.onMessage((raw) => {
   const msg = raw as InitMessage | ShareMessage;
   if (msg === null || typeof msg !== 'object') return;
   if (msg.type === 'stealwork:share') {
     let last = -1;
     for (const s of msg.shares) { shared.add(s.id, s.buffer); last = s.id; }
+    if (current !== null && current.sharesSeen < last + 1) current.sharesSeen = last + 1;
+    seen = Math.max(seen, last + 1);
     channel.post({ type: 'stealwork:share-ack', id: last });
     return;
   }
@@ -78,6 +82,8 @@ async function run(msg: InitMessage): Promise<void> {
     m = new M(core, new GSlots(core, views, shared), {
       mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks,
     });
+    m.sharesSeen = seen;
+    current = m;
     core.mPut(msg.mid);
     channel.post({ type: 'stealwork:ready', names });
   } catch (e) {

@@ -72,6 +72,11 @@ export function freshCoreWith(backend: Backend, module: WebAssembly.Module | nul
   return { backend, core, memory, mem: new Mem(memory), opts, msStarted: false };
 }
 
+/** A second core on the same memory, as another thread would attach (no init). */
+export async function attachAgain(h: Harness): Promise<Core> {
+  return attachCore(h.backend, h.memory, await coreModule(h.backend), h.opts.canBlock);
+}
+
 /** Takes n Gs off the free lists (global list when p < 0). */
 export function takeGs(h: Harness, n: number, p = -1): number[] {
   const out: number[] = [];

@@ -29,11 +29,13 @@ function gClear(i32: Int32Array, gw: number): void {
   for (let k = GEN + 1; k < G_WORDS; k++) i32[gw + k] = 0;
 }
 
-/** Pops up to GFREE_LOCAL_KEEP Gs from the global stack onto P p's empty local list; returns
- *  how many moved. Owner P only. */
+/** Refills P p's empty local list to GFREE_LOCAL_KEEP Gs (by its count P_GFREE_N), popping
+ *  them one by one from the global stack (Go's gfget refill; the list ends up in reverse pop
+ *  order). Returns how many moved. Owner P only. */
 function gfRefill(m: Mem, p: number): number {
   const w = pWord(p);
-  let n = 0;
+  let n = m.i32[w + GFREE_N] >>> 0; // plain: owner only
+  let moved = 0;
   while (n < GFREE_LOCAL_KEEP) {
     const g = gfStackPop(m);
     if (g === 0) break;
@@ -41,12 +43,13 @@ function gfRefill(m: Mem, p: number): number {
     i32[gWord(m, g) + LINK] = i32[w + GFREE]; // plain: g is ours; the local list is owner only
     i32[w + GFREE] = g;
     n++;
+    moved++;
   }
-  if (n !== 0) {
-    m.i32[w + GFREE_N] = n; // plain: owner only (schedtrace tolerates a stale count)
+  if (moved !== 0) {
+    m.i32[w + GFREE_N] = n | 0; // plain: owner only (schedtrace tolerates a stale count)
     m.f64[pCounters(p) + MOVES] += 1; // plain: owner counter
   }
-  return n;
+  return moved;
 }
 
 /** Takes a free G (G_DEAD, every field but status and gen zeroed), growing the table when no
@@ -98,15 +101,16 @@ export function gfPut(m: Mem, p: number, g: number): void {
   const w = pWord(p);
   i32[gw + LINK] = i32[w + GFREE]; // plain: the local list is owner only
   i32[w + GFREE] = g;
-  let n = i32[w + GFREE_N] + 1;
-  i32[w + GFREE_N] = n;
+  let n = (i32[w + GFREE_N] + 1) >>> 0;
+  i32[w + GFREE_N] = n | 0;
   if (n < GFREE_LOCAL_MAX) return;
   while (n >= GFREE_LOCAL_KEEP) {
     const x = m.i32[w + GFREE]; // plain: owner only
+    if (x === 0) break; // only with a count that disagrees with the list (a double free)
     m.i32[w + GFREE] = m.i32[gWord(m, x) + LINK];
     n--;
     gfStackPush(m, x);
   }
-  m.i32[w + GFREE_N] = n; // plain: owner only
+  m.i32[w + GFREE_N] = n | 0; // plain: owner only
   m.f64[pCounters(p) + MOVES] += 1; // plain: owner counter
 }
