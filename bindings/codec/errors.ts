@@ -15,11 +15,10 @@
 // The result slot of a failed G holds TAG_BLOCK with the error block; the runtime sets
 // JOIN_ERROR in the join word so the awaiting side reads it with readErrorSlot and rejects.
 
-import { TAG_BLOCK } from '../../assembly/shared/layout.js';
 import { K_ERROR, K_THROWN } from './format.js';
 import { encodeValue, encodeThrown, isError } from './encode.js';
 import { blockKind, decodeValue } from './decode.js';
-import { readSlot, writeBlockSlot } from './slots.js';
+import { readSlot, slotBlock, writeBlockSlot } from './slots.js';
 import type { Heap, SharedRegistry } from './hooks.js';
 import type { Views } from './views.js';
 
@@ -30,9 +29,9 @@ import type { Views } from './views.js';
  */
 export function encodeError(views: Views, heap: Heap, thrown: unknown, label: string,
   shared: SharedRegistry | null): number {
-  if (isError(thrown)) return encodeValue(views, heap, thrown, label, shared);
   try {
-    return encodeThrown(views, heap, thrown, label, shared);
+    return isError(thrown) ? encodeValue(views, heap, thrown, label, shared)
+      : encodeThrown(views, heap, thrown, label, shared);
   } catch (e) {
     if (!(e instanceof TypeError)) throw e;
     const replacement = new TypeError(e.message);
@@ -64,8 +63,6 @@ export function writeErrorSlot(views: Views, heap: Heap, tagAddr: number, slotAd
  *  inline value (written by writeSlot) gives that value. Any thread. */
 export function readErrorSlot(views: Views, tagAddr: number, slotAddr: number,
   shared: SharedRegistry | null): unknown {
-  if (views.u8[tagAddr] === TAG_BLOCK && slotAddr + 8 <= views.end) {
-    return decodeError(views, views.f64[slotAddr >>> 3]!, shared);
-  }
-  return readSlot(views, tagAddr, slotAddr, shared);
+  const addr = slotBlock(views, tagAddr, slotAddr);
+  return addr !== 0 ? decodeError(views, addr, shared) : readSlot(views, tagAddr, slotAddr, shared);
 }

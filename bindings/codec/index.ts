@@ -3,7 +3,8 @@
 
 export { Views, createViews } from './views.js';
 export type { Heap, SharedRegistry } from './hooks.js';
-export { encodeValue, SUPPORTED, MAX_DEPTH } from './encode.js';
+export { encodeValue, MAX_DEPTH } from './encode.js';
+export { SUPPORTED } from './refusal.js';
 export { decodeValue, blockKind, blockSize } from './decode.js';
 export { writeSlot, writeBlockSlot, readSlot, slotBlock, freeSlot } from './slots.js';
 export { encodeError, decodeError, writeErrorSlot, readErrorSlot } from './errors.js';

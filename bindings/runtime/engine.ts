@@ -124,7 +124,7 @@ export class Engine implements TaskOwner {
       }));
       t.post({
         type: 'stealwork:init', memory: this.memory, module, backend: o.backend, tasks: o.tasks, mid: i,
-        spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, maxTasks: o.maxTasks, shared: [],
+        spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, maxTasks: o.maxTasks, debug: o.debug,
       });
     }
     const lists = await Promise.all(ready);

@@ -5,7 +5,7 @@
 import {
   G_ARGC, G_ARGS, G_ARG_TAGS, G_FN, G_GEN, G_INDEX, G_INLINE_ARGS, G_JOIN, G_PARENT, G_PENDING,
   G_PRIO, G_RESULT, G_RESULT_TAG, G_SCHEDLINK, G_SIZE, G_SPILL, G_CHUNK_SHIFT, G_CHUNK_MASK, GDIR,
-  TAG_ERROR, G_DEAD, JOIN_DONE, JOIN_PARENT,
+  TAG_ERROR, TAG_NUMBER, TAG_BLOCK, G_DEAD, JOIN_DONE, JOIN_PARENT,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import { Views, writeSlot, readSlot, freeSlot, writeErrorSlot, readErrorSlot, type SharedRegistry, type Heap } from './values.js';
@@ -81,6 +81,47 @@ export class GSlots {
     }
   }
 
+  /** Reads and frees argument i of the G at a (argc arguments); no error slots expected. */
+  takeArg(a: number, argc: number, i: number): unknown {
+    const v = this.views;
+    const ta = argTagAddr(v, a, argc, i);
+    const sa = argSlotAddr(v, a, argc, i);
+    const tag = v.u8[ta];
+    if (tag === TAG_NUMBER) return v.f64[sa >>> 3];
+    const x = readSlot(v, ta, sa, this.shared);
+    if (tag === TAG_BLOCK) freeSlot(v, this.heap, ta, sa);
+    return x;
+  }
+
+  /** True when some argument of the G at a is a failed join child's error. */
+  hasErrorArg(a: number, argc: number): boolean {
+    const v = this.views;
+    for (let i = 0; i < argc; i++) if (v.u8[argTagAddr(v, a, argc, i)] === TAG_ERROR) return true;
+    return false;
+  }
+
+  /** Frees the spill block of a G with more than G_INLINE_ARGS arguments, once they are read. */
+  freeSpill(a: number): void {
+    const v = this.views;
+    const spill = v.u32[(a + G_SPILL) >>> 2];
+    if (spill !== 0) { this.heap.heapFree(spill); v.u32[(a + G_SPILL) >>> 2] = 0; }
+  }
+
+  /** Writes a finished child's result (or error) straight into slot i of its continuation. */
+  setParentSlot(pa: number, i: number, value: unknown, isError: boolean, name: string): void {
+    const v = this.views;
+    const argc = this.argc(pa);
+    const ta = argTagAddr(v, pa, argc, i);
+    const sa = argSlotAddr(v, pa, argc, i);
+    if (!isError && typeof value === 'number') { v.u8[ta] = TAG_NUMBER; v.f64[sa >>> 3] = value; return; }
+    if (isError) { writeErrorSlot(v, this.heap, ta, sa, value, name, this.shared); return; }
+    try {
+      writeSlot(v, this.heap, ta, sa, value, name, -1, this.shared);
+    } catch (e) {
+      writeErrorSlot(v, this.heap, ta, sa, e, name, this.shared);
+    }
+  }
+
   /** Reads the arguments of G at a, freeing their value blocks (arguments are read once).
    *  Returns the index of the first error slot (a failed join child) in `out.error`, or -1. */
   takeArgs(a: number, out: unknown[]): number {
@@ -99,12 +140,6 @@ export class GSlots {
     }
     this.freeSpill(a);
     return error;
-  }
-
-  private freeSpill(a: number): void {
-    const v = this.views;
-    const spill = v.u32[(a + G_SPILL) >>> 2];
-    if (spill !== 0) { this.heap.heapFree(spill); v.u32[(a + G_SPILL) >>> 2] = 0; }
   }
 
   /** Stores g's result (or error). The join word's DONE bit, set after, publishes it. */

@@ -38,6 +38,8 @@ export interface MConfig {
   spinLimit: number;
   yieldLimit: number;
   maxTasks: number;
+  /** Check every G state transition in the core (FLAG_DEBUG). */
+  debug: boolean;
 }
 
 export class M implements TaskOwner, ContextHost {
@@ -52,6 +54,7 @@ export class M implements TaskOwner, ContextHost {
   private readonly ids = new Map<string, number>();
   private readonly waiters = new Map<number, Waiter>();
   private readonly cfg: MConfig;
+  private readonly debug: boolean;
   private readonly mAddr: number;
   private readonly parkIdx: number;
   private readonly inboxIdx: number;
@@ -63,7 +66,6 @@ export class M implements TaskOwner, ContextHost {
   private stopping = false;
   /** Shared buffers received so far; set by the worker's message handler. */
   sharesSeen = 0;
-  private readonly args: unknown[] = [];
   private readonly out = { ok: true, value: undefined as unknown };
 
   constructor(core: Core, gs: GSlots, cfg: MConfig) {
@@ -72,6 +74,7 @@ export class M implements TaskOwner, ContextHost {
     this.views = gs.views;
     this.mid = cfg.mid;
     this.cfg = cfg;
+    this.debug = cfg.debug;
     this.fns = cfg.fns;
     this.names = cfg.names;
     cfg.names.forEach((n, i) => this.ids.set(n, i));
@@ -166,30 +169,44 @@ export class M implements TaskOwner, ContextHost {
     const gs = this.gs;
     const a = gs.addr(g);
     const fn = this.fns[gs.fn(a)];
-    const args = this.args;
+    const argc = gs.argc(a);
     const ctx = new TaskContext(this, g);
     this.views.u32[(this.mAddr + MR_CURG) >>> 2] = g;
-    const failed = gs.takeArgs(a, args);
-    if (failed >= 0) { const e = args[failed]; args.length = 0; this.finish(g, a, ctx, e, true, G_RUNNING); return; }
+    if ((gs.flags(a) & GF_CONT) !== 0 && gs.hasErrorArg(a, argc)) {
+      // A join child failed: the continuation fails with the first error instead of running.
+      const args: unknown[] = [];
+      const failed = gs.takeArgs(a, args);
+      this.finish(g, a, ctx, args[failed], true, G_RUNNING);
+      return;
+    }
     let r: unknown;
     try {
-      switch (args.length) {
+      // Arguments are read (and their blocks freed) straight into the call: no array for <= 3.
+      switch (argc) {
         case 0: r = fn(ctx); break;
-        case 1: r = fn(ctx, args[0]); break;
-        case 2: r = fn(ctx, args[0], args[1]); break;
-        case 3: r = fn(ctx, args[0], args[1], args[2]); break;
-        default: r = fn(ctx, ...args);
+        case 1: r = fn(ctx, gs.takeArg(a, 1, 0)); break;
+        case 2: { const x0 = gs.takeArg(a, 2, 0); r = fn(ctx, x0, gs.takeArg(a, 2, 1)); break; }
+        case 3: {
+          const x0 = gs.takeArg(a, 3, 0);
+          const x1 = gs.takeArg(a, 3, 1);
+          r = fn(ctx, x0, x1, gs.takeArg(a, 3, 2));
+          break;
+        }
+        default: {
+          const xs = new Array<unknown>(argc);
+          for (let i = 0; i < argc; i++) xs[i] = gs.takeArg(a, argc, i);
+          gs.freeSpill(a);
+          r = fn(ctx, ...xs);
+        }
       }
     } catch (e) {
-      args.length = 0;
       this.finish(g, a, ctx, e, true, G_RUNNING);
       return;
     }
-    args.length = 0;
     if (r instanceof JoinRequest) {
       this.join(g, a, ctx, r, G_RUNNING);
     } else if (r !== null && typeof r === 'object' && typeof (r as PromiseLike<unknown>).then === 'function') {
-      this.core.gSetStatus(g, G_RUNNING, G_WAITING);
+      this.setStatus(g, a, G_RUNNING, G_WAITING);
       this.asyncPending++;
       this.asyncSinceYield++;
       this.views.u32[(this.mAddr + MR_ASYNC) >>> 2] = this.asyncPending;
@@ -197,9 +214,15 @@ export class M implements TaskOwner, ContextHost {
         (v) => this.settle(g, ctx, v, false),
         (e) => this.settle(g, ctx, e, true));
     } else {
-      this.finish(g, this.gs.addr(g), ctx, r, false, G_RUNNING);
+      this.finish(g, a, ctx, r, false, G_RUNNING);
     }
     this.views.u32[(this.mAddr + MR_CURG) >>> 2] = 0;
+  }
+
+  /** G status transition: checked by the core in debug builds, a plain store otherwise. */
+  private setStatus(g: number, a: number, from: number, to: number): void {
+    if (this.debug) this.core.gSetStatus(g, from, to);
+    else Atomics.store(this.views.u32, a >>> 2, to); // G_STATUS is at offset 0; read by debug checks and stats
   }
 
   /** An async task settled: finish it (or start its join). Runs on this M, P or not. */
@@ -218,22 +241,34 @@ export class M implements TaskOwner, ContextHost {
   private finish(g: number, a: number, ctx: TaskContext, value: unknown, isError: boolean, from: number): void {
     const gs = this.gs;
     if (ctx.children !== null) this.detach(ctx);
-    gs.setResult(a, value, isError, this.names[gs.fn(a)]);
-    this.core.gSetStatus(g, from, G_DEAD);
-    const old = gs.orJoin(a, JOIN_DONE); // publish the result: pairs with the casJoin of awaitTask/linkChild
-    if (old & JOIN_PARENT) {
+    const name = this.names[gs.fn(a)];
+    if (gs.joinWord(a) & JOIN_PARENT) {
+      // Already linked to a join continuation, which nobody else can await or detach: write
+      // the result straight into its slot; no DONE bit is needed (the parent's count is).
       const pg = gs.parentOf(a);
       const pa = gs.addr(pg);
-      gs.moveResultToParent(a, pa, gs.indexOf(a));
+      gs.setParentSlot(pa, gs.indexOf(a), value, isError, name);
+      this.setStatus(g, a, from, G_DEAD);
       this.core.gfPut(this.p, g);
       if (gs.release(pa)) this.core.ready(this.p, pg, 1);
-    } else if (old & JOIN_WAITER_MASK) {
-      const wm = (old & JOIN_WAITER_MASK) - 1;
-      if (wm === this.mid) this.deliverLocal(g, a);
-      else pushInbox(this.views, wm, g, a);
-    } else if (old & JOIN_DETACHED) {
-      gs.dropResult(a);
-      this.core.gfPut(this.p, g);
+    } else {
+      gs.setResult(a, value, isError, name);
+      this.setStatus(g, a, from, G_DEAD);
+      const old = gs.orJoin(a, JOIN_DONE); // publish the result: pairs with the casJoin of awaitTask/linkChild
+      if (old & JOIN_PARENT) {
+        const pg = gs.parentOf(a);
+        const pa = gs.addr(pg);
+        gs.moveResultToParent(a, pa, gs.indexOf(a));
+        this.core.gfPut(this.p, g);
+        if (gs.release(pa)) this.core.ready(this.p, pg, 1);
+      } else if (old & JOIN_WAITER_MASK) {
+        const wm = (old & JOIN_WAITER_MASK) - 1;
+        if (wm === this.mid) this.deliverLocal(g, a);
+        else pushInbox(this.views, wm, g, a);
+      } else if (old & JOIN_DETACHED) {
+        gs.dropResult(a);
+        this.core.gfPut(this.p, g);
+      }
     }
     this.views.f64[(this.mAddr + MR_FINISHED) >>> 3] = ++this.finished;
   }
@@ -242,7 +277,7 @@ export class M implements TaskOwner, ContextHost {
   private join(g: number, a: number, ctx: TaskContext, req: JoinRequest, from: number): void {
     const gs = this.gs;
     if (ctx.children !== null) this.detach(ctx);
-    if (from === G_RUNNING) this.core.gSetStatus(g, G_RUNNING, G_WAITING);
+    if (from === G_RUNNING) this.setStatus(g, a, G_RUNNING, G_WAITING);
     const tasks = req.tasks;
     const n = tasks.length;
     gs.makeContinuation(a, req.fn, n, GF_CONT);

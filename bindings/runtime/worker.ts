@@ -24,6 +24,7 @@ export interface InitMessage {
   spinLimit: number;
   yieldLimit: number;
   maxTasks: number;
+  debug: boolean;
 }
 
 type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
@@ -80,7 +81,7 @@ async function run(msg: InitMessage): Promise<void> {
     }
     const { names, fns } = taskTable(mod);
     m = new M(core, new GSlots(core, views, shared), {
-      mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks,
+      mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks, debug: msg.debug,
     });
     m.sharesSeen = seen;
     current = m;

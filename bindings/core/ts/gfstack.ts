@@ -58,7 +58,8 @@ export function gfStackPop(m: Mem): number {
     const g = Atomics.load(i32, HEAD_LO); // same word's low half; a torn pair fails the CAS
     if (g === 0) return 0;
     // plain: written before the push CAS that published g; if g moved since, the CAS fails
-    const next = m.i32[gWord(m, g) + LINK];
+    const gw = gWord(m, g); // before reading m.i32: gWord may replace the views
+    const next = m.i32[gw + LINK];
     const old = pack(v, g);
     if (Atomics.compareExchange(m.i64, HEAD_64, old, pack(v + 1, next)) === old) { // pairs with the CAS in gfStackPushChain
       Atomics.sub(i32, GFREE_N, 1); // approximate count: pairs with the add in gfStackPushChain
