@@ -31,8 +31,8 @@ export class TaskContext {
 
   /** Return this from a task: its result becomes `name(ctx, ...results of tasks)`, run when
    *  every task is done (continuation-passing join; nothing waits meanwhile). */
-  join(name: string, ...tasks: unknown[]): JoinRequest {
-    return this.host.joinFrom(this, name, tasks);
+  join<R = unknown>(name: string, ...tasks: unknown[]): JoinRequest<R> {
+    return this.host.joinFrom(this, name, tasks) as JoinRequest<R>;
   }
 
   /** The worker thread (M) index running this task: 1-based; the main thread is 0. */

@@ -1,0 +1,26 @@
+// Compiled by test/types.test.ts: the correct calls must type-check, and every line under an
+// expect-error directive must be an error (tsc fails on an unused directive).
+import { Scheduler } from '../../dist/bindings/index.js';
+
+export async function main(): Promise<void> {
+  const s = await Scheduler.start<typeof import('./tasks.js')>({ tasks: new URL('./tasks.js', import.meta.url) });
+  const n: number = await s.run('add', 1, 2);
+  const g: string = await s.run('greet', 'x');
+  const f: number = await s.run('fibc', 10);
+  const t = s.spawn('sum', 1, 2, 3);
+  const total: number = await t;
+  void [n, g, f, total];
+
+  // @ts-expect-error unknown task name
+  await s.run('nope', 1);
+  // @ts-expect-error wrong argument type
+  await s.run('add', 1, 'two');
+  // @ts-expect-error missing argument
+  await s.run('add', 1);
+  // @ts-expect-error a non-function export is not a task
+  await s.run('notATask');
+  // @ts-expect-error wrong result type
+  const bad: string = await s.run('add', 1, 2);
+  void bad;
+  await s.close();
+}
