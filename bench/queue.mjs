@@ -11,10 +11,10 @@
 //   gfGet+gfPut (P cache)  one G from and back to a P's free cache
 //   gfGet+gfPut (global)   one G from and back to the global free stack (the versioned CAS)
 // Contended rows (worker_threads, timed runs; tinybench is single-threaded): one owner keeps
-// its ring fed (gfGet + runqPut) while 2 or 4 thieves steal half of it and work the batch off
-// (runqGet + gfPut); ns/op is wall time divided by the Gs the thieves stole together, the
-// median of the runs, with the raw rates per second beside it. Every figure printed comes
-// from this run.
+// its ring fed (gfGet + runqPut, up to 192) while 2 or 4 thieves steal half of it and work the
+// batch off (runqGet + gfPut); a thread with nothing to do spins 256 times, then sleeps 50 us.
+// ns/op is wall time divided by the Gs the thieves stole together, the median of the runs, with
+// the raw rates per second beside it. Every figure printed comes from this run.
 
 import { isMainThread, parentPort, workerData, Worker } from 'node:worker_threads';
 import { writeFileSync } from 'node:fs';
@@ -44,14 +44,29 @@ if (!isMainThread) {
   let wins = 0;
   let stolen = 0;
   let puts = 0;
+  // A thread with nothing to do spins IDLE_SPINS times, then sleeps IDLE_SLEEP_MS: on a machine
+  // with fewer CPUs than threads, pure spinning would keep the owner off the CPU while the
+  // thieves look at its empty ring (and the other way round).
+  const IDLE_SPINS = 256;
+  const IDLE_SLEEP_MS = 0.05;
+  let idle = 0;
+  const nothing = () => {
+    if (++idle >= IDLE_SPINS) {
+      idle = 0;
+      Atomics.wait(c, 2, 0, IDLE_SLEEP_MS);
+    }
+  };
   if (role === 'owner') {
     // Keeps its ring fed without consuming from it (an owner's runqGet moves the same head the
     // thieves CAS, and would measure the owner's get rate instead of stealing).
     while (Atomics.load(c, 1) === 0) {
       for (let i = 0; i < 64; i++) {
-        if (core.runqLen(p) >= 192) continue;
-        const g = core.gfGet(p);
-        if (g === 0) continue;
+        const g = core.runqLen(p) < 192 ? core.gfGet(p) : 0;
+        if (g === 0) {
+          nothing();
+          continue;
+        }
+        idle = 0;
         core.runqPut(p, g, 0);
         puts++;
       }
@@ -61,7 +76,11 @@ if (!isMainThread) {
       for (let i = 0; i < 64; i++) {
         const g = core.runqSteal(p, 0, 0);
         calls++;
-        if (g === 0) continue;
+        if (g === 0) {
+          nothing();
+          continue;
+        }
+        idle = 0;
         wins++;
         stolen += 1 + core.runqLen(p);
         core.gfPut(p, g);
@@ -229,7 +248,8 @@ const fmtRate = (x) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : `${(x / 1e3).toF
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  console.log(`stealwork bench/queue: node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), ${opts.quick ? 'quick' : 'full'} run`);
+  const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  console.log(`stealwork bench/queue: node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), ${opts.quick ? 'quick' : 'full'} run, load average ${load()}`);
   const rows = await singleThreaded(opts);
 
   const runs = opts.quick ? 1 : 3;
@@ -269,10 +289,11 @@ async function main() {
   }
   console.log('');
   console.log('single-threaded: tinybench median of batched samples; contended: wall time / Gs the thieves stole together, median of runs');
+  console.log(`load average at the end ${load()} (contended figures need the CPUs to themselves: threads that are not co-scheduled cannot steal from each other)`);
 
   if (opts.json) {
     const out = {
-      date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, quick: opts.quick,
+      date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, quick: opts.quick, loadavg: os.loadavg(),
       rows: all.map((r) => ({ op: r.op, wasmNsPerOp: r.wasm, tsNsPerOp: r.ts, ratio: r.ts / r.wasm, ...(r.detail ? { detail: r.detail } : {}) })),
     };
     writeFileSync(opts.json, `${JSON.stringify(out, null, 2)}\n`);

@@ -223,7 +223,15 @@ const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ k: fc.constant('heapFree' as const), pick: sel }) },
 );
 
-const setup = fc.record({
+interface Setup {
+  nprocs: number;
+  chunks: number;
+  extra: number;
+  seed: number;
+  debug: boolean;
+}
+
+const setup: fc.Arbitrary<Setup> = fc.record({
   nprocs: fc.integer({ min: 1, max: 6 }),
   chunks: fc.integer({ min: 1, max: 2 }),
   extra: fc.integer({ min: 0, max: 2 }),
@@ -244,7 +252,7 @@ function makePair(opts: Partial<CoreOptions>): Pair {
 }
 
 /** Runs a queue sequence; with everyStep, compares the memories after each op. */
-function runQueues(s: fc.Infer<typeof setup>, ops: QOp[], everyStep: boolean): Pair {
+function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
   const gcapInit = s.chunks * L.G_CHUNK;
   const gmax = (s.chunks + s.extra) * L.G_CHUNK;
   const pair = makePair({ nprocs: s.nprocs, maxMs: 2, gcapInit, gmax, seed: s.seed, flags: s.debug ? L.FLAG_DEBUG : 0 });
@@ -450,7 +458,19 @@ const sOp: fc.Arbitrary<SOp> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ k: fc.constant('heapFree' as const), pick: sel }) },
 );
 
-const schedSetup = fc.record({
+interface SchedSetup {
+  nprocs: number;
+  extraMs: number;
+  order: number;
+  hint: boolean;
+  load: boolean;
+  globalOnly: boolean;
+  debug: boolean;
+  threshold: number;
+  seed: number;
+}
+
+const schedSetup: fc.Arbitrary<SchedSetup> = fc.record({
   nprocs: fc.integer({ min: 1, max: 5 }),
   extraMs: fc.integer({ min: 0, max: 2 }),
   order: fc.constantFrom(L.ORDER_RANDOM, L.ORDER_ROUND_ROBIN),
@@ -462,7 +482,7 @@ const schedSetup = fc.record({
   seed: fc.nat(),
 });
 
-function runSched(s: fc.Infer<typeof schedSetup>, ops: SOp[], everyStep: boolean): Pair {
+function runSched(s: SchedSetup, ops: SOp[], everyStep: boolean): Pair {
   const flags = s.order | (s.hint ? L.FLAG_VICTIM_HINT : 0) | (s.load ? L.FLAG_THRESHOLD_LOAD : 0)
     | (s.globalOnly ? L.FLAG_GLOBAL_ONLY : 0) | (s.debug ? L.FLAG_DEBUG : 0);
   const maxMs = s.nprocs + 1 + s.extraMs; // M0 (main) plus at least one M per P

@@ -88,7 +88,7 @@ const PINNED: Record<string, number> = {
   S_DUMMY: 66432,
   S_RT: 66560,
   S_RT_STOP: 66560,
-  S_RT_ROOTS: 66564,
+  S_RT_SHARES: 66564,
 
   COPRIMES: 66688,
   GDIR: 67712,
@@ -147,6 +147,7 @@ const PINNED: Record<string, number> = {
   PARK_P: 1,
   PARK_INBOX: 2,
   PARK_STOP: 4,
+  PARK_MSG: 8,
 
   G_STATUS: 0,
   G_FN: 4,

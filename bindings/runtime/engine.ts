@@ -7,7 +7,7 @@
 import {
   G_JOIN, H_MBASE, HEADER, M_PARK, M_SIZE, MR_FINISHED, MR_SPAWNED, P_SIZE, PS,
   FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT, ORDER_ROUND_ROBIN, ORDER_RANDOM,
-  G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES,
+  G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE,
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, type Core } from '../core/index.js';
 import { StealworkError, WorkerCrashedError, closedError, unknownTaskError } from './errors.js';
@@ -20,20 +20,16 @@ import { takeInbox } from './inbox.js';
 import { Views } from './values.js';
 import { SharedRegistry } from './shared-registry.js';
 
-interface Pending {
-  resolve(v: unknown): void;
-  reject(e: unknown): void;
-}
-
 interface Deferred {
-  name: string;
-  args: unknown[];
   task: Task<unknown>;
-  resolve(v: unknown): void;
-  reject(e: unknown): void;
+  id: number;
+  args: unknown[];
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
+
+/** Root spawns queued before the batch goes to the global queue even within one turn. */
+const FLUSH_AT = 256;
 
 export class Engine implements TaskOwner {
   readonly opts: ResolvedOptions;
@@ -45,7 +41,8 @@ export class Engine implements TaskOwner {
   names: string[] = [];
   private ids = new Map<string, number>();
   private threads: ThreadHandle[] = [];
-  private pending = new Map<number, Pending>();
+  private pending = new Map<number, Task<unknown>>();
+  private batch: number[] = [];
   private deferred: Deferred[] = [];
   private pumping = false;
   private spawned = 0;
@@ -54,6 +51,8 @@ export class Engine implements TaskOwner {
   closing: Promise<void> | null = null;
   closed = false;
   private readonly park0: number;
+  /** Address of M0's block (the main thread's counters and inbox). */
+  private readonly mAddr0: number;
   private readonly exits: Array<Promise<void>> = [];
   private shareWaiters: Array<{ m: number; id: number; resolve(): void }> = [];
 
@@ -64,7 +63,8 @@ export class Engine implements TaskOwner {
     this.views = new Views(memory);
     this.shared = new SharedRegistry(true);
     this.gs = new GSlots(core, this.views, this.shared);
-    this.park0 = (this.views.u32[(HEADER + H_MBASE) >>> 2] + M_PARK) >>> 2;
+    this.mAddr0 = this.views.u32[(HEADER + H_MBASE) >>> 2];
+    this.park0 = (this.mAddr0 + M_PARK) >>> 2;
   }
 
   /** Builds the memory, starts every M and waits for their handshakes. */
@@ -140,74 +140,89 @@ export class Engine implements TaskOwner {
   private crash(err: Error): void {
     if (this.failure !== null) return;
     this.failure = err;
-    for (const p of this.pending.values()) p.reject(err);
+    for (const t of this.pending.values()) t.settle(false, err);
     this.pending.clear();
-    for (const d of this.deferred) d.reject(err);
+    for (const d of this.deferred) d.task.settle(false, err);
     this.deferred = [];
   }
 
-  /** Spawns a root task: a G on the global queue whose result comes back to this thread. */
+  /**
+   * Spawns a root task: a G whose result comes back to this thread. Gs spawned in one turn of
+   * the event loop go to the global queue together, with one lock and one wakep, at the next
+   * microtask (DESIGN.md "Root tasks").
+   */
   spawn(name: string, args: unknown[]): Task<unknown> {
-    let resolve!: (v: unknown) => void;
-    let reject!: (e: unknown) => void;
-    const promise = new Promise<unknown>((res, rej) => { resolve = res; reject = rej; });
-    promise.catch(() => undefined); // a Task never awaited must not be an unhandled rejection
-    const fail = (e: unknown): Task<unknown> => {
-      const t = new Task(this, 0, 0, String(name));
-      t.use = 1;
-      t.promise = promise;
-      reject(e);
-      return t;
-    };
-    if (this.closed || this.closing) return fail(closedError(`spawn('${name}')`));
-    if (this.failure !== null) return fail(this.failure);
+    const t = new Task(this, 0, 0, String(name));
+    if (this.closed || this.closing) { t.settle(false, closedError(`spawn('${name}')`)); return t; }
+    if (this.failure !== null) { t.settle(false, this.failure); return t; }
     const id = this.ids.get(name);
-    if (id === undefined) return fail(unknownTaskError(name, this.names));
+    if (id === undefined) { t.settle(false, unknownTaskError(name, this.names)); return t; }
+    this.submit(t, id, args);
+    return t;
+  }
+
+  private submit(t: Task<unknown>, id: number, args: unknown[]): void {
     const core = this.core;
     const g = core.gfGet(-1);
     if (g === 0) {
       // Backpressure: the table is at maxTasks; wait until results free some Gs.
-      const t = new Task(this, 0, 0, name);
-      t.use = 1;
-      t.promise = promise;
-      this.deferred.push({ name, args, task: t, resolve, reject });
+      this.deferred.push({ task: t, id, args });
       this.pump();
-      return t;
+      return;
     }
     const a = this.gs.addr(g);
     try {
-      this.gs.init(g, a, id, args, name);
+      this.gs.init(g, a, id, args, t.name);
     } catch (e) {
       core.gfPut(-1, g);
-      return fail(e);
+      t.settle(false, e);
+      return;
     }
     Atomics.store(this.views.i32, (a + G_JOIN) >>> 2, 1); // waiter: M0 (index 0 + 1)
-    const t = new Task(this, g, this.gs.gen(a), name);
-    t.use = 1;
-    t.promise = promise;
-    this.pending.set(g, { resolve, reject });
-    this.views.f64[(this.views.u32[(HEADER + H_MBASE) >>> 2] + MR_SPAWNED) >>> 3] = ++this.spawned;
+    (t as { g: number }).g = g;
+    (t as { gen: number }).gen = this.gs.gen(a);
+    this.pending.set(g, t);
+    this.views.f64[(this.mAddr0 + MR_SPAWNED) >>> 3] = ++this.spawned;
     if (this.shared.unsent.length !== 0) {
       // A new shared buffer: every worker must hold it before any may decode this G.
       this.deliverShares().then(() => { if (!this.closed) core.ready(-1, g, 0); }, (e) => this.crash(e as Error));
     } else {
-      core.ready(-1, g, 0);
+      this.batch.push(g);
+      if (this.batch.length === 1) queueMicrotask(this.flush);
+      else if (this.batch.length >= FLUSH_AT) this.flush(); // a long synchronous burst: let the Ms start
     }
     this.pump();
-    return t;
   }
+
+  /** Puts the Gs spawned since the last flush on the global queue in one batch, then wakep. */
+  private readonly flush = (): void => {
+    const batch = this.batch;
+    const n = batch.length;
+    if (n === 0 || this.closed) { batch.length = 0; return; }
+    const gs = this.gs;
+    const core = this.core;
+    for (let i = 0; i < n; i++) {
+      const g = batch[i];
+      const a = gs.addr(g);
+      gs.setSchedlink(a, i + 1 < n ? batch[i + 1] : 0);
+      if (this.opts.debug) core.gSetStatus(g, G_DEAD, G_RUNNABLE);
+      else Atomics.store(this.views.u32, a >>> 2, G_RUNNABLE); // G_STATUS; published by the queue lock
+    }
+    core.globrunqPutBatch(batch[0], batch[n - 1], n);
+    batch.length = 0;
+    core.wakep();
+  };
 
   /** Posts the unsent shared buffers to every worker; resolves when all have acknowledged. */
   private deliverShares(): Promise<void> {
     const batch = this.shared.unsent.splice(0);
     const i32 = this.views.i32;
-    const mbase = this.views.u32[(HEADER + H_MBASE) >>> 2];
     const last = batch[batch.length - 1].id;
     Atomics.store(i32, S_RT_SHARES >>> 2, last + 1); // a busy M notices this between tasks
     const acks = this.threads.map((t, i) => new Promise<void>((resolve) => {
       this.shareWaiters.push({ m: i + 1, id: last, resolve });
       t.post({ type: 'stealwork:share', shares: batch });
-      const park = (mbase + (i + 1) * M_SIZE + M_PARK) >>> 2;
+      const park = (this.mAddr0 + (i + 1) * M_SIZE + M_PARK) >>> 2;
       Atomics.or(i32, park, PARK_MSG); // a sleeping M takes a turn of its event loop
       Atomics.notify(i32, park);
     }));
@@ -222,7 +237,9 @@ export class Engine implements TaskOwner {
   }
 
   awaitTask(task: Task<unknown>): Promise<unknown> {
-    return task.promise ?? Promise.reject(new Error('stealwork: root task without a promise'));
+    if (task.state === 1) return Promise.resolve(task.value);
+    if (task.state === 2) return Promise.reject(task.value);
+    return new Promise((resolve, reject) => { task.res = resolve; task.rej = reject; });
   }
 
   /** Settles root Tasks as their Gs arrive in M0's inbox; runs while any is pending. */
@@ -248,12 +265,12 @@ export class Engine implements TaskOwner {
         while (g !== 0) {
           const a = this.gs.addr(g);
           const next = this.gs.schedlink(a);
-          const p = this.pending.get(g);
+          const t = this.pending.get(g);
           this.pending.delete(g);
           this.gs.takeResult(a, out);
           this.core.gfPut(-1, g);
-          this.views.f64[(this.views.u32[(HEADER + H_MBASE) >>> 2] + MR_FINISHED) >>> 3] = ++this.finished;
-          if (p !== undefined) { if (out.ok) p.resolve(out.value); else p.reject(out.value); }
+          this.views.f64[(this.mAddr0 + MR_FINISHED) >>> 3] = ++this.finished;
+          if (t !== undefined) t.settle(out.ok, out.value);
           out.value = undefined;
           g = next;
         }
@@ -267,11 +284,7 @@ export class Engine implements TaskOwner {
   private retryDeferred(): void {
     const list = this.deferred;
     this.deferred = [];
-    for (let i = 0; i < list.length; i++) {
-      const d = list[i];
-      const t = this.spawn(d.name, d.args);
-      (t.promise as Promise<unknown>).then(d.resolve, d.reject);
-    }
+    for (let i = 0; i < list.length; i++) this.submit(list[i].task, list[i].id, list[i].args);
   }
 
   stats(): SchedulerStats {
@@ -286,9 +299,9 @@ export class Engine implements TaskOwner {
     if (force) {
       this.closed = true;
       const err = new StealworkError('ERR_CLOSED_FORCE', 'close({ force: true }): the scheduler was closed before this task finished');
-      for (const p of this.pending.values()) p.reject(err);
+      for (const t of this.pending.values()) t.settle(false, err);
       this.pending.clear();
-      for (const d of this.deferred) d.reject(err);
+      for (const d of this.deferred) d.task.settle(false, err);
       this.deferred = [];
       const closing = this.stopThreads(0);
       this.closing = closing;

@@ -17,6 +17,10 @@ export class Task<T = unknown> implements PromiseLike<T> {
   /** @internal */ readonly gen: number;
   /** @internal 0 free, 1 awaited, 2 joined, 3 detached */ use = 0;
   /** @internal */ promise: Promise<T> | null = null;
+  /** @internal root tasks: 0 pending, 1 fulfilled, 2 rejected (settled before anyone awaited) */ state = 0;
+  /** @internal root tasks: the settled value, or the resolvers once awaited */ value: unknown = undefined;
+  /** @internal */ res: ((v: unknown) => void) | null = null;
+  /** @internal */ rej: ((e: unknown) => void) | null = null;
   /** The task function's name. */
   readonly name: string;
 
@@ -49,6 +53,19 @@ export class Task<T = unknown> implements PromiseLike<T> {
       this.promise = this.owner.awaitTask(this) as Promise<T>;
     }
     return this.promise;
+  }
+
+  /** @internal Settles a root task: now if awaited, else when first awaited. Main thread. */
+  settle(ok: boolean, value: unknown): void {
+    if (this.state !== 0) return;
+    if (this.res !== null) {
+      if (ok) this.res(value); else this.rej!(value);
+      this.res = this.rej = null;
+      this.state = ok ? 1 : 2;
+      return;
+    }
+    this.state = ok ? 1 : 2;
+    this.value = value;
   }
 
   get [Symbol.toStringTag](): string {
