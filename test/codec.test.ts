@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import ts from 'typescript';
 import {
-  TAG_BLOCK, TAG_FALSE, TAG_NULL, TAG_NUMBER, TAG_TASK, TAG_TRUE, TAG_UNDEFINED,
+  TAG_BLOCK, TAG_ERROR, TAG_FALSE, TAG_NULL, TAG_NUMBER, TAG_TASK, TAG_TRUE, TAG_UNDEFINED,
 } from '../assembly/shared/layout.js';
 import {
   createViews, decodeError, decodeValue, encodeError, encodeValue, freeSlot, MAX_DEPTH,
@@ -583,6 +583,21 @@ describe('errors', () => {
     const back = roundTrip({ e: new TypeError('inner') }) as { e: TypeError };
     expect(back.e).toBeInstanceOf(TypeError);
     expect(back.e.message).toBe('inner');
+  });
+
+  it('an error slot is TAG_ERROR: only readErrorSlot reads it, freeSlot frees it', () => {
+    writeErrorSlot(views, heap, TAG, SLOT, new Error('failed'), "task 'f' threw", null);
+    expect(views.u8[TAG]).toBe(TAG_ERROR);
+    const addr = slotBlock(views, TAG, SLOT);
+    expect(heap.live.has(addr)).toBe(true);
+    expect(() => readSlot(views, TAG, SLOT, null)).toThrow(/readErrorSlot/);
+    expect((readErrorSlot(views, TAG, SLOT, null) as Error).message).toBe('failed');
+    freeSlot(views, heap, TAG, SLOT);
+    expect(heap.live.has(addr)).toBe(false);
+    expect(views.u8[TAG]).toBe(TAG_UNDEFINED);
+    writeSlot(views, heap, TAG, SLOT, 'a value', 'test', null);
+    expect(() => readErrorSlot(views, TAG, SLOT, null)).toThrow(RangeError);
+    freeSlot(views, heap, TAG, SLOT);
   });
 
   it('decodeError refuses a value block; encodeError/decodeError work on bare blocks', () => {

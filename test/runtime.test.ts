@@ -135,14 +135,11 @@ describe.each(['wasm', 'js'] as const)('runtime (%s backend)', (backend) => {
 
   it('close({ force: true }) rejects what is left', async () => {
     const s = await start(backend, 1);
-    const slow = s.run('sleep', 5000, 1);
-    const spinning = s.run('spin', 200);
+    const slow = s.run('sleep', 5000, 1).catch((x: unknown) => x);
+    const spinning = s.run('spin', 200).catch((x: unknown) => x);
     await new Promise((r) => setTimeout(r, 20));
     await within(s.close({ force: true }), 5000, 'force close');
-    for (const p of [slow, spinning]) {
-      const e = await p.catch((x: unknown) => x);
-      expect((e as StealworkError).code).toBe('ERR_CLOSED_FORCE');
-    }
+    for (const p of [slow, spinning]) expect(((await p) as StealworkError).code).toBe('ERR_CLOSED_FORCE');
   });
 });
 

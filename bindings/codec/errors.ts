@@ -12,13 +12,15 @@
 // TypeError whose message says what it was and where. So encodeError never fails on the value;
 // only an exhausted heap makes it throw (a RangeError).
 //
-// The result slot of a failed G holds TAG_BLOCK with the error block; the runtime sets
-// JOIN_ERROR in the join word so the awaiting side reads it with readErrorSlot and rejects.
+// The result slot of a failed G holds TAG_ERROR with the error block (writeErrorSlot); the
+// runtime also sets JOIN_ERROR in the join word, and the awaiting side reads the slot with
+// readErrorSlot and rejects. freeSlot frees it like any block.
 
+import { TAG_ERROR } from '../../assembly/shared/layout.js';
 import { K_ERROR, K_THROWN } from './format.js';
 import { encodeValue, encodeThrown, isError } from './encode.js';
 import { blockKind, decodeValue } from './decode.js';
-import { readSlot, slotBlock, writeBlockSlot } from './slots.js';
+import { slotBlock, writeBlockSlot } from './slots.js';
 import type { Heap, SharedRegistry } from './hooks.js';
 import type { Views } from './views.js';
 
@@ -53,16 +55,19 @@ export function decodeError(views: Views, addr: number, shared: SharedRegistry |
   return decodeValue(views, addr, shared);
 }
 
-/** encodeError into the slot (TAG_BLOCK); the slot must be empty. Any thread. */
+/** encodeError into the slot, tagged TAG_ERROR; the slot must be empty. Any thread. */
 export function writeErrorSlot(views: Views, heap: Heap, tagAddr: number, slotAddr: number,
   thrown: unknown, label: string, shared: SharedRegistry | null): void {
-  writeBlockSlot(views, tagAddr, slotAddr, encodeError(views, heap, thrown, label, shared));
+  writeBlockSlot(views, tagAddr, slotAddr, TAG_ERROR, encodeError(views, heap, thrown, label, shared));
 }
 
-/** decodeError from the slot (which stays as it is until freeSlot). A slot that holds an
- *  inline value (written by writeSlot) gives that value. Any thread. */
+/** What to reject with, from a TAG_ERROR slot (which stays as it is until freeSlot). A
+ *  RangeError for any other tag. Any thread. */
 export function readErrorSlot(views: Views, tagAddr: number, slotAddr: number,
   shared: SharedRegistry | null): unknown {
   const addr = slotBlock(views, tagAddr, slotAddr);
-  return addr !== 0 ? decodeError(views, addr, shared) : readSlot(views, tagAddr, slotAddr, shared);
+  if (addr === 0 || views.u8[tagAddr] !== TAG_ERROR) {
+    throw new RangeError(`readErrorSlot: the slot at address ${tagAddr} holds tag ${views.u8[tagAddr]}, not TAG_ERROR`);
+  }
+  return decodeError(views, addr, shared);
 }

@@ -9,16 +9,19 @@
 //   false / true          TAG_FALSE/TRUE 0
 //   a number              TAG_NUMBER     the number (-0, NaN and Infinity exact)
 //   anything else         TAG_BLOCK      address of its value block (encode.ts)
+//   what a task threw     TAG_ERROR      address of its error block (errors.ts)
 //
-// TAG_TASK slots belong to the runtime (a child G id); readSlot refuses them.
+// TAG_TASK slots belong to the runtime (a child G id); readSlot refuses them, and TAG_ERROR
+// slots, which only readErrorSlot reads (so a failure is never mistaken for a value).
 //
-// Ownership: writeSlot allocates the block; the slot owns it from then on; freeSlot frees it and
-// resets the slot to undefined, so a second freeSlot is a no-op. readSlot leaves the slot as it
+// Ownership: writeSlot (or writeErrorSlot) allocates the block; the slot owns it from then on;
+// freeSlot frees it, whichever of the two tags it has, and resets the slot to undefined, so a
+// second freeSlot is a no-op. readSlot leaves the slot as it
 // is. The plain stores here are published to other threads by the scheduler's atomics that hand
 // the G over (the run-queue tail store, the join word), never by the slot itself.
 
 import {
-  TAG_UNDEFINED, TAG_NULL, TAG_FALSE, TAG_TRUE, TAG_NUMBER, TAG_BLOCK,
+  TAG_UNDEFINED, TAG_NULL, TAG_FALSE, TAG_TRUE, TAG_NUMBER, TAG_BLOCK, TAG_ERROR,
 } from '../../assembly/shared/layout.js';
 import { encodeValue } from './encode.js';
 import { decodeValue } from './decode.js';
@@ -54,17 +57,19 @@ export function writeSlot(views: Views, heap: Heap, tagAddr: number, slotAddr: n
         tag = TAG_NULL;
         break;
       }
-      writeBlockSlot(views, tagAddr, slotAddr, encodeValue(views, heap, value, label, shared));
+      writeBlockSlot(views, tagAddr, slotAddr, TAG_BLOCK, encodeValue(views, heap, value, label, shared));
       return;
   }
   views.u8[tagAddr] = tag;
   views.f64[slotAddr >>> 3] = 0;
 }
 
-/** Stores a block address in the slot (TAG_BLOCK); the slot now owns the block. Any thread. */
-export function writeBlockSlot(views: Views, tagAddr: number, slotAddr: number, addr: number): void {
+/** Stores a block address in the slot with `tag` (TAG_BLOCK for a value block, TAG_ERROR for
+ *  an error block); the slot now owns the block. Any thread. */
+export function writeBlockSlot(views: Views, tagAddr: number, slotAddr: number, tag: number,
+  addr: number): void {
   checkSlot(views, tagAddr, slotAddr, 'writeBlockSlot');
-  views.u8[tagAddr] = TAG_BLOCK;
+  views.u8[tagAddr] = tag;
   views.f64[slotAddr >>> 3] = addr;
 }
 
@@ -84,25 +89,30 @@ export function readSlot(views: Views, tagAddr: number, slotAddr: number,
     case TAG_FALSE: return false;
     case TAG_TRUE: return true;
     case TAG_BLOCK: return decodeValue(views, views.f64[slotAddr >>> 3]!, shared);
+    case TAG_ERROR:
+      throw new RangeError(`readSlot: the slot at address ${tagAddr} holds a failure (TAG_ERROR); read it with readErrorSlot`);
     default:
       throw new RangeError(`readSlot: tag ${tag} at address ${tagAddr} is not a value tag (TAG_TASK slots are the runtime's)`);
   }
 }
 
-/** The block address in the slot, or 0 when the slot holds no block. Any thread. */
+/** The block address in the slot (TAG_BLOCK or TAG_ERROR), or 0 when it holds no block. Any
+ *  thread. */
 export function slotBlock(views: Views, tagAddr: number, slotAddr: number): number {
   checkSlot(views, tagAddr, slotAddr, 'slotBlock');
-  return views.u8[tagAddr] === TAG_BLOCK ? views.f64[slotAddr >>> 3]! : 0;
+  const tag = views.u8[tagAddr];
+  return tag === TAG_BLOCK || tag === TAG_ERROR ? views.f64[slotAddr >>> 3]! : 0;
 }
 
 /**
- * Frees the slot's value block, if it holds one, and resets the slot to undefined (so freeing
+ * Frees the slot's value or error block, if it holds one, and resets the slot to undefined (so freeing
  * twice is harmless). Call it once the value has been read, or will never be (a detached or
  * cancelled task). Any thread, but only the one thread that owns the slot at that moment.
  */
 export function freeSlot(views: Views, heap: Heap, tagAddr: number, slotAddr: number): void {
   checkSlot(views, tagAddr, slotAddr, 'freeSlot');
-  if (views.u8[tagAddr] !== TAG_BLOCK) return;
+  const tag = views.u8[tagAddr];
+  if (tag !== TAG_BLOCK && tag !== TAG_ERROR) return;
   const addr = views.f64[slotAddr >>> 3]!;
   views.u8[tagAddr] = TAG_UNDEFINED;
   views.f64[slotAddr >>> 3] = 0;

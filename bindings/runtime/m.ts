@@ -64,6 +64,10 @@ export class M implements TaskOwner, ContextHost {
   private spawned = 0;
   private finished = 0;
   private stopping = false;
+  /** Children spawned by the task running synchronously now (see endKids), and its context. */
+  private readonly kids: Array<Task<unknown> | null> = [];
+  private kidsTop = 0;
+  private running: TaskContext | null = null;
   /** Shared buffers received so far; set by the worker's message handler. */
   sharesSeen = 0;
   private readonly out = { ok: true, value: undefined as unknown };
@@ -180,6 +184,8 @@ export class M implements TaskOwner, ContextHost {
       return;
     }
     let r: unknown;
+    const base = this.kidsTop;
+    this.running = ctx;
     try {
       // Arguments are read (and their blocks freed) straight into the call: no array for <= 3.
       switch (argc) {
@@ -200,12 +206,18 @@ export class M implements TaskOwner, ContextHost {
         }
       }
     } catch (e) {
+      this.running = null;
+      if (this.kidsTop !== base) this.endKids(ctx, base, false);
       this.finish(g, a, ctx, e, true, G_RUNNING);
       return;
     }
+    this.running = null;
+    const isAsync = r !== null && typeof r === 'object' && !(r instanceof JoinRequest) &&
+      typeof (r as PromiseLike<unknown>).then === 'function';
+    if (this.kidsTop !== base) this.endKids(ctx, base, isAsync);
     if (r instanceof JoinRequest) {
       this.join(g, a, ctx, r, G_RUNNING);
-    } else if (r !== null && typeof r === 'object' && typeof (r as PromiseLike<unknown>).then === 'function') {
+    } else if (isAsync) {
       this.setStatus(g, a, G_RUNNING, G_WAITING);
       this.asyncPending++;
       this.asyncSinceYield++;
@@ -222,7 +234,7 @@ export class M implements TaskOwner, ContextHost {
   /** G status transition: checked by the core in debug builds, a plain store otherwise. */
   private setStatus(g: number, a: number, from: number, to: number): void {
     if (this.debug) this.core.gSetStatus(g, from, to);
-    else Atomics.store(this.views.u32, a >>> 2, to); // G_STATUS is at offset 0; read by debug checks and stats
+    else this.views.u32[a >>> 2] = to; // G_STATUS (offset 0): plain, published by the queue or join atomics that follow
   }
 
   /** An async task settled: finish it (or start its join). Runs on this M, P or not. */
@@ -294,18 +306,34 @@ export class M implements TaskOwner, ContextHost {
     if (gs.release(a)) this.core.ready(this.p, g, 1); // drop the guard
   }
 
-  /** Detaches the children a finishing task neither awaited nor joined. */
+  /**
+   * The children spawned while a task's function ran synchronously sit on this M's kids stack
+   * above `base` (no array per task). An async task keeps them until it settles; otherwise the
+   * ones neither awaited nor joined are detached now.
+   */
+  private endKids(ctx: TaskContext, base: number, keep: boolean): void {
+    const kids = this.kids;
+    for (let i = base; i < this.kidsTop; i++) {
+      const t = kids[i]!;
+      kids[i] = null;
+      if (keep) { if (ctx.children === null) ctx.children = [t]; else ctx.children.push(t); }
+      else if (t.use === 0) this.detachOne(t);
+    }
+    this.kidsTop = base;
+  }
+
+  private detachOne(t: Task<unknown>): void {
+    t.use = 3;
+    const ca = this.gs.addr(t.g);
+    const old = this.gs.orJoin(ca, JOIN_DETACHED); // pairs with finish's orJoin(DONE)
+    if (old & JOIN_DONE) { this.gs.dropResult(ca); this.core.gfPut(this.p, t.g); }
+  }
+
+  /** Detaches the children a finishing async task neither awaited nor joined. */
   private detach(ctx: TaskContext): void {
     const kids = ctx.children!;
     ctx.children = null;
-    for (let i = 0; i < kids.length; i++) {
-      const t = kids[i];
-      if (t.use !== 0) continue;
-      t.use = 3;
-      const ca = this.gs.addr(t.g);
-      const old = this.gs.orJoin(ca, JOIN_DETACHED); // pairs with finish's orJoin(DONE)
-      if (old & JOIN_DONE) { this.gs.dropResult(ca); this.core.gfPut(this.p, t.g); }
-    }
+    for (let i = 0; i < kids.length; i++) if (kids[i].use === 0) this.detachOne(kids[i]);
   }
 
   private deliverLocal(g: number, a: number): void {
@@ -363,7 +391,9 @@ export class M implements TaskOwner, ContextHost {
       throw e;
     }
     const t = new Task(this, g, this.gs.gen(a), name);
-    if (ctx.children === null) ctx.children = [t]; else ctx.children.push(t);
+    if (ctx === this.running) this.kids[this.kidsTop++] = t;
+    else if (ctx.children === null) ctx.children = [t];
+    else ctx.children.push(t);
     this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
     core.ready(this.p, g, 1);
     return t;
