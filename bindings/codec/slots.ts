@@ -16,9 +16,9 @@
 //
 // Ownership: writeSlot (or writeErrorSlot) allocates the block; the slot owns it from then on;
 // freeSlot frees it, whichever of the two tags it has, and resets the slot to undefined, so a
-// second freeSlot is a no-op. readSlot leaves the slot as it
-// is. The plain stores here are published to other threads by the scheduler's atomics that hand
-// the G over (the run-queue tail store, the join word), never by the slot itself.
+// second freeSlot is a no-op. readSlot leaves the slot as it is. The plain stores here are
+// published to other threads by the scheduler's atomics that hand the G over (the run-queue
+// tail store, the join word), never by the slot itself.
 
 import {
   TAG_UNDEFINED, TAG_NULL, TAG_FALSE, TAG_TRUE, TAG_NUMBER, TAG_BLOCK, TAG_ERROR,
@@ -28,6 +28,7 @@ import { decodeValue } from './decode.js';
 import type { Heap, SharedRegistry } from './hooks.js';
 import type { Views } from './views.js';
 
+/** Slot payloads are f64 words: 8-aligned. Refreshes the views when the slot lies past them. */
 function checkSlot(views: Views, tagAddr: number, slotAddr: number, who: string): void {
   if ((slotAddr & 7) !== 0) throw new RangeError(`${who}: slot address ${slotAddr} is not 8-aligned`);
   const end = tagAddr + 1 > slotAddr + 8 ? tagAddr + 1 : slotAddr + 8;

@@ -13,7 +13,8 @@ import { attachCore, createMemory, loadCoreModule, type Core } from '../core/ind
 import { StealworkError, WorkerCrashedError, closedError, unknownTaskError } from './errors.js';
 import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
-import { platformProblem, startThread, type ThreadHandle } from './platform.js';
+import { now, platformProblem, startThread, type ThreadHandle } from './platform.js';
+import { schedtraceLines } from './schedtrace.js';
 import { readStats, type SchedulerStats } from './stats.js';
 import { Task, type TaskOwner } from './task.js';
 import { takeInbox } from './inbox.js';
@@ -54,6 +55,7 @@ export class Engine implements TaskOwner {
   /** Address of M0's block (the main thread's counters and inbox). */
   private readonly mAddr0: number;
   private readonly exits: Array<Promise<void>> = [];
+  private readonly stopTimers: Array<() => void> = [];
   private shareWaiters: Array<{ m: number; id: number; resolve(): void }> = [];
 
   private constructor(opts: ResolvedOptions, memory: WebAssembly.Memory, core: Core) {
@@ -93,6 +95,7 @@ export class Engine implements TaskOwner {
       await Promise.all(e.threads.map((t) => t.terminate()));
       throw err;
     }
+    if (opts.schedtrace > 0) e.startSchedtrace();
     return e;
   }
 
@@ -287,6 +290,19 @@ export class Engine implements TaskOwner {
     for (let i = 0; i < list.length; i++) this.submit(list[i].task, list[i].id, list[i].args);
   }
 
+  /** Prints Go's SCHED lines every opts.schedtrace ms until close (the timer never keeps the
+   *  process alive). The first line is SCHED 0ms, as in Go. */
+  private startSchedtrace(): void {
+    const t0 = now();
+    const print = (): void => {
+      for (const line of schedtraceLines(this.stats(), this.views, now() - t0, this.opts.scheddetail)) this.opts.logger(line);
+    };
+    print();
+    const timer = setInterval(print, this.opts.schedtrace) as unknown as { unref?: () => void };
+    timer.unref?.();
+    this.stopTimers.push(() => clearInterval(timer as unknown as number));
+  }
+
   stats(): SchedulerStats {
     return readStats(this.views, this.opts.procs, this.opts.procs + 1, this.core);
   }
@@ -339,6 +355,7 @@ export class Engine implements TaskOwner {
   }
 
   private async stopThreads(graceMs: number): Promise<void> {
+    for (const stop of this.stopTimers) stop();
     const i32 = this.views.i32;
     Atomics.store(i32, S_RT_STOP >>> 2, 1); // pairs with the Ms' load after waking
     const mbase = this.views.u32[(HEADER + H_MBASE) >>> 2];

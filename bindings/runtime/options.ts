@@ -3,6 +3,7 @@
 import { MAX_PROCS } from '../../assembly/shared/layout.js';
 import type { Backend } from '../core/core.js';
 import { availableParallelism } from './platform.js';
+import { debugEnv, parseDebugEnv } from './schedtrace.js';
 
 export type VictimOrder = 'random' | 'round-robin';
 
@@ -35,6 +36,12 @@ export interface SchedulerOptions {
   debug?: boolean;
   /** Seed of the victim order's random numbers. */
   seed?: number;
+  /** Print Go's SCHED line every this many ms (0: off). Default from STEALWORK_DEBUG=schedtrace=X. */
+  schedtrace?: number;
+  /** With schedtrace, also print Go's per-P and per-M lines (STEALWORK_DEBUG=scheddetail=1). */
+  scheddetail?: boolean;
+  /** Where schedtrace lines go. Default: console.error. */
+  logger?: (line: string) => void;
 }
 
 export interface ResolvedOptions {
@@ -52,6 +59,9 @@ export interface ResolvedOptions {
   yieldLimit: number;
   debug: boolean;
   seed: number;
+  schedtrace: number;
+  scheddetail: boolean;
+  logger: (line: string) => void;
 }
 
 export function defaults(): Omit<ResolvedOptions, 'tasks'> {
@@ -70,6 +80,9 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     yieldLimit: Math.min(1024, 8 * ncpu),
     debug: false,
     seed: 0x5eed,
+    schedtrace: 0,
+    scheddetail: false,
+    logger: (line: string) => console.error(line),
   };
 }
 
@@ -98,7 +111,7 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   if (opts === null || typeof opts !== 'object') throw new TypeError('Scheduler.start: options must be an object with at least { tasks }');
   const o = opts as Record<string, unknown>;
   const known = new Set(['tasks', 'procs', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
-    'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed']);
+    'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger']);
   for (const k of Object.keys(o)) {
     if (!known.has(k)) throw new TypeError(`options.${k} is not an option; known options: ${[...known].join(', ')}`);
   }
@@ -124,5 +137,14 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   if (o.yieldLimit !== undefined) r.yieldLimit = int('yieldLimit', o.yieldLimit, 0, 1 << 20);
   if (o.debug !== undefined) r.debug = bool('debug', o.debug);
   if (o.seed !== undefined) r.seed = int('seed', o.seed, 0, 0xffffffff);
+  const env = parseDebugEnv(debugEnv());
+  r.schedtrace = env.schedtrace;
+  r.scheddetail = env.scheddetail;
+  if (o.schedtrace !== undefined) r.schedtrace = int('schedtrace', o.schedtrace, 0, 3600_000);
+  if (o.scheddetail !== undefined) r.scheddetail = bool('scheddetail', o.scheddetail);
+  if (o.logger !== undefined) {
+    if (typeof o.logger !== 'function') throw new TypeError(`options.logger must be a function, got ${typeof o.logger}`);
+    r.logger = o.logger as (line: string) => void;
+  }
   return r;
 }

@@ -1,0 +1,63 @@
+// schedtrace: Go's GODEBUG=schedtrace=X / scheddetail=1 lines, printed by the main thread from
+// the counters in shared memory (reading never stalls the workers).
+//
+//   SCHED 1004ms: gomaxprocs=4 idleprocs=1 threads=5 spinningthreads=1 needspinning=0 idlethreads=0 runqueue=12 [3 0 5 7]
+//
+// `threads` counts the Ms: the worker threads plus the main thread (M0). `runqueue` is the
+// global queue; each bracketed number is a P's ring length, runnext not counted, as in Go.
+
+import { H_MBASE, HEADER, M_SIZE, M_SPINNING, M_NEXTP } from '../../assembly/shared/layout.js';
+import type { SchedulerStats } from './stats.js';
+import type { Views } from './values.js';
+
+/** The SCHED line (and with `detail`, Go's per-P and per-M lines) for one snapshot. */
+export function schedtraceLines(st: SchedulerStats, views: Views, sinceMs: number, detail: boolean): string[] {
+  const s = st.sched;
+  let head = `SCHED ${Math.round(sinceMs)}ms: gomaxprocs=${st.procs.length} idleprocs=${s.idleprocs} threads=${st.threads.length} ` +
+    `spinningthreads=${s.spinningthreads} needspinning=${s.needspinning} idlethreads=${s.idlethreads} runqueue=${s.runqueue}`;
+  if (!detail) return [head + ` [${st.procs.map((p) => p.runqsize).join(' ')}]`];
+  head += ' gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false';
+  const lines = [head];
+  for (const p of st.procs) {
+    lines.push(`  P${p.id}: status=${p.status === 'idle' ? 0 : 1} schedtick=${p.schedtick} syscalltick=0 ` +
+      `m=${p.m === null ? 'nil' : p.m} runqsize=${p.runqsize} gfreecnt=${p.gfreecnt} timerslen=0`);
+  }
+  const mbase = views.u32[(HEADER + H_MBASE) >>> 2];
+  const pOf = new Map<number, number>();
+  for (const p of st.procs) if (p.m !== null) pOf.set(p.m, p.id);
+  for (const m of st.threads) {
+    const b = mbase + m.id * M_SIZE;
+    const spinning = Atomics.load(views.i32, (b + M_SPINNING) >>> 2) !== 0;
+    const p = pOf.get(m.id);
+    // blocked: a worker M holding no P and not about to take one is parked on its futex word.
+    const blocked = m.id !== 0 && p === undefined && Atomics.load(views.i32, (b + M_NEXTP) >>> 2) === 0;
+    lines.push(`  M${m.id}: p=${p === undefined ? 'nil' : p} curg=${m.curg === 0 ? 'nil' : m.curg} mallocing=0 throwing=0 ` +
+      `preemptoff= locks=0 dying=0 spinning=${spinning} blocked=${blocked} lockedg=nil`);
+  }
+  return lines;
+}
+
+/** Parses STEALWORK_DEBUG (e.g. "schedtrace=1000,scheddetail=1"), Go's GODEBUG syntax. */
+export function parseDebugEnv(value: string | undefined): { schedtrace: number; scheddetail: boolean } {
+  const out = { schedtrace: 0, scheddetail: false };
+  if (!value) return out;
+  for (const part of value.split(',')) {
+    const [k, v] = part.split('=').map((x) => x.trim());
+    if (k === 'schedtrace') {
+      const n = Number(v);
+      if (Number.isInteger(n) && n > 0) out.schedtrace = n;
+    } else if (k === 'scheddetail') out.scheddetail = v === '1';
+  }
+  return out;
+}
+
+/** Reads STEALWORK_DEBUG where the platform has an environment. */
+export function debugEnv(): string | undefined {
+  const g = globalThis as { process?: { env?: Record<string, string | undefined> }; Deno?: { env?: { get(k: string): string | undefined } } };
+  try {
+    if (g.Deno?.env) return g.Deno.env.get('STEALWORK_DEBUG');
+    return g.process?.env?.STEALWORK_DEBUG;
+  } catch {
+    return undefined; // Deno without --allow-env
+  }
+}

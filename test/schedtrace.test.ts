@@ -1,0 +1,43 @@
+// schedtrace prints Go's SCHED line format; the counters add up when the scheduler is quiet.
+import { describe, it, expect } from 'vitest';
+import { Scheduler } from '../dist/bindings/index.js';
+import { parseDebugEnv } from '../dist/bindings/runtime/schedtrace.js';
+
+const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);
+const SCHED = /^SCHED (\d+)ms: gomaxprocs=(\d+) idleprocs=(\d+) threads=(\d+) spinningthreads=(\d+) needspinning=([01]) idlethreads=(\d+) runqueue=(\d+) \[((?:\d+ ?)*)\]$/;
+
+describe('schedtrace', () => {
+  it('prints SCHED lines in Go\'s format, first at 0ms', async () => {
+    const lines: string[] = [];
+    const s = await Scheduler.start({ tasks, procs: 2, schedtrace: 20, logger: (l: string) => lines.push(l) });
+    await s.run('fibc', 22);
+    await new Promise((r) => setTimeout(r, 60));
+    await s.close();
+    expect(lines.length).toBeGreaterThan(1);
+    const first = SCHED.exec(lines[0]);
+    expect(first, lines[0]).not.toBeNull();
+    expect(first![1]).toBe('0');
+    for (const l of lines) {
+      const m = SCHED.exec(l);
+      expect(m, l).not.toBeNull();
+      expect(Number(m![2])).toBe(2);
+      expect(Number(m![4])).toBe(3);
+      expect(m![9].split(' ').length).toBe(2);
+    }
+  });
+
+  it('scheddetail adds one line per P and per M', async () => {
+    const lines: string[] = [];
+    const s = await Scheduler.start({ tasks, procs: 2, schedtrace: 1000, scheddetail: true, logger: (l: string) => lines.push(l) });
+    await s.close();
+    expect(lines[0]).toMatch(/^SCHED 0ms: gomaxprocs=2 .* runqueue=0 gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false$/);
+    expect(lines.filter((l) => /^ {2}P\d+: status=\d schedtick=\d+ syscalltick=0 m=(nil|\d+) runqsize=\d+ gfreecnt=\d+ timerslen=0$/.test(l))).toHaveLength(2);
+    expect(lines.filter((l) => /^ {2}M\d+: p=(nil|\d+) curg=(nil|\d+) .* spinning=(true|false) blocked=(true|false) lockedg=nil$/.test(l))).toHaveLength(3);
+  });
+
+  it('STEALWORK_DEBUG uses GODEBUG syntax', () => {
+    expect(parseDebugEnv('schedtrace=1000,scheddetail=1')).toEqual({ schedtrace: 1000, scheddetail: true });
+    expect(parseDebugEnv('scheddetail=0')).toEqual({ schedtrace: 0, scheddetail: false });
+    expect(parseDebugEnv(undefined)).toEqual({ schedtrace: 0, scheddetail: false });
+  });
+});
