@@ -5,7 +5,7 @@
 import { TAG_BLOCK, TAG_ERROR, TAG_FALSE, TAG_NULL, TAG_NUMBER, TAG_TRUE, TAG_UNDEFINED } from '../../assembly/shared/layout.js';
 import {
   Views, writeSlot as codecWriteSlot, readSlot as codecReadSlot, freeSlot as codecFreeSlot,
-  encodeError, decodeError, type Heap, type SharedRegistry,
+  writeErrorSlot as codecWriteErrorSlot, readErrorSlot as codecReadErrorSlot, type Heap, type SharedRegistry,
 } from '../codec/index.js';
 
 export { Views };
@@ -39,26 +39,14 @@ export function readSlot(views: Views, tagAddr: number, slotAddr: number, shared
 /** Frees whatever block the slot holds (a value or an error) and empties it. */
 export function freeSlot(views: Views, heap: Heap, tagAddr: number, slotAddr: number): void {
   const tag = views.u8[tagAddr];
-  if (tag === TAG_ERROR) {
-    const addr = views.f64[slotAddr >>> 3];
-    views.u8[tagAddr] = TAG_UNDEFINED;
-    views.f64[slotAddr >>> 3] = 0;
-    heap.heapFree(addr);
-    return;
-  }
-  if (tag === TAG_BLOCK) codecFreeSlot(views, heap, tagAddr, slotAddr);
+  if (tag === TAG_BLOCK || tag === TAG_ERROR) codecFreeSlot(views, heap, tagAddr, slotAddr);
 }
 
-/** Stores what task `name` threw (TAG_ERROR slot). */
+/** Stores what task `name` threw (a TAG_ERROR slot). */
 export function writeErrorSlot(views: Views, heap: Heap, tagAddr: number, slotAddr: number, thrown: unknown,
   name: string, shared: SharedRegistry | null): void {
-  if (slotAddr + 8 > views.end) views.ensure(slotAddr + 8);
-  const addr = encodeError(views, heap, thrown, `task '${name}' threw`, shared);
-  views.u8[tagAddr] = TAG_ERROR;
-  views.f64[slotAddr >>> 3] = addr;
+  codecWriteErrorSlot(views, heap, tagAddr, slotAddr, thrown, `task '${name}' threw`, shared);
 }
 
 /** What the awaiting side rejects with. */
-export function readErrorSlot(views: Views, _tagAddr: number, slotAddr: number, shared: SharedRegistry | null): unknown {
-  return decodeError(views, views.f64[slotAddr >>> 3], shared);
-}
+export { codecReadErrorSlot as readErrorSlot };
