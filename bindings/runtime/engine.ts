@@ -42,7 +42,9 @@ export class Engine implements TaskOwner {
   names: string[] = [];
   private ids = new Map<string, number>();
   private threads: ThreadHandle[] = [];
-  private pending = new Map<number, Task<unknown>>();
+  /** Root Tasks by G id (an array: ids are dense), and how many are pending. */
+  private pending: Array<Task<unknown> | undefined> = [];
+  private npending = 0;
   private batch: number[] = [];
   private deferred: Deferred[] = [];
   private pumping = false;
@@ -71,7 +73,7 @@ export class Engine implements TaskOwner {
 
   /** Builds the memory, starts every M and waits for their handshakes. */
   static async start(opts: ResolvedOptions): Promise<Engine> {
-    const problem = platformProblem();
+    const problem = await platformProblem();
     if (problem !== null) throw new StealworkError('ERR_PLATFORM', `Scheduler.start: ${problem}`);
     const module = await loadCoreModule(opts.backend, opts.debug);
     const nms = opts.procs + 1; // M0 (this thread) + one M per P
@@ -139,12 +141,18 @@ export class Engine implements TaskOwner {
     names.forEach((n, i) => this.ids.set(n, i));
   }
 
+  /** Rejects every root Task still pending or deferred. */
+  private failAll(err: Error): void {
+    for (const t of this.pending) if (t !== undefined) t.settle(false, err);
+    this.pending = [];
+    this.npending = 0;
+  }
+
   /** A worker died outside close: fail everything pending (recovery is future work). */
   private crash(err: Error): void {
     if (this.failure !== null) return;
     this.failure = err;
-    for (const t of this.pending.values()) t.settle(false, err);
-    this.pending.clear();
+    this.failAll(err);
     for (const d of this.deferred) d.task.settle(false, err);
     this.deferred = [];
   }
@@ -184,7 +192,8 @@ export class Engine implements TaskOwner {
     Atomics.store(this.views.i32, (a + G_JOIN) >>> 2, 1); // waiter: M0 (index 0 + 1)
     (t as { g: number }).g = g;
     (t as { gen: number }).gen = this.gs.gen(a);
-    this.pending.set(g, t);
+    this.pending[g] = t;
+    this.npending++;
     this.views.f64[(this.mAddr0 + MR_SPAWNED) >>> 3] = ++this.spawned;
     if (this.shared.unsent.length !== 0) {
       // A new shared buffer: every worker must hold it before any may decode this G.
@@ -256,7 +265,7 @@ export class Engine implements TaskOwner {
     const i32 = this.views.i32;
     const out = { ok: true, value: undefined as unknown };
     try {
-      while (this.pending.size !== 0 || this.deferred.length !== 0) {
+      while (this.npending !== 0 || this.deferred.length !== 0) {
         if (this.failure !== null) break;
         Atomics.exchange(i32, this.park0, 0); // pairs with pushInbox's or
         let g = takeInbox(this.views, 0);
@@ -268,8 +277,9 @@ export class Engine implements TaskOwner {
         while (g !== 0) {
           const a = this.gs.addr(g);
           const next = this.gs.schedlink(a);
-          const t = this.pending.get(g);
-          this.pending.delete(g);
+          const t = this.pending[g];
+          this.pending[g] = undefined;
+          this.npending--;
           this.gs.takeResult(a, out);
           this.core.gfPut(-1, g);
           this.views.f64[(this.mAddr0 + MR_FINISHED) >>> 3] = ++this.finished;
@@ -315,8 +325,7 @@ export class Engine implements TaskOwner {
     if (force) {
       this.closed = true;
       const err = new StealworkError('ERR_CLOSED_FORCE', 'close({ force: true }): the scheduler was closed before this task finished');
-      for (const t of this.pending.values()) t.settle(false, err);
-      this.pending.clear();
+      this.failAll(err);
       for (const d of this.deferred) d.task.settle(false, err);
       this.deferred = [];
       const closing = this.stopThreads(0);
@@ -332,7 +341,7 @@ export class Engine implements TaskOwner {
     let quiet = 0;
     while (quiet < 2) {
       if (this.failure !== null) break;
-      if (this.pending.size === 0 && this.deferred.length === 0 && this.allFinished()) quiet++;
+      if (this.npending === 0 && this.deferred.length === 0 && this.allFinished()) quiet++;
       else quiet = 0;
       await new Promise((r) => setTimeout(r, 1));
     }
