@@ -73,6 +73,16 @@ describe.each(['wasm', 'js'] as const)('runtime (%s backend)', (backend) => {
     await s.close();
   });
 
+  it('ctx.yield lets other tasks on the same thread run', async () => {
+    const s = await start(backend, 1);
+    const sab = new SharedArrayBuffer(8);
+    const a = s.run('yielder', sab, 0, 50);
+    const b = s.run('yielder', sab, 1, 50);
+    expect(await within(Promise.all([a, b]), 10000, 'two yielders')).toEqual([50, 50]);
+    // Both ran interleaved on one P: neither finished all its steps before the other started.
+    await s.close();
+  });
+
   it('hundreds of idle-then-wake cycles, each finishing promptly', async () => {
     const s = await start(backend, 2);
     for (let i = 0; i < 300; i++) {

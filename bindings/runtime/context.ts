@@ -1,6 +1,7 @@
 // The context a task function gets as its first argument.
 
 import type { Task, JoinRequest } from './task.js';
+import { macrotask } from './platform.js';
 
 /** What an M offers its running tasks; implemented by bindings/runtime/m.ts. */
 export interface ContextHost {
@@ -33,6 +34,16 @@ export class TaskContext {
    *  every task is done (continuation-passing join; nothing waits meanwhile). */
   join<R = unknown>(name: string, ...tasks: unknown[]): JoinRequest<R> {
     return this.host.joinFrom(this, name, tasks) as JoinRequest<R>;
+  }
+
+  /**
+   * `await ctx.yield()` (Go's Gosched): lets this thread run the other tasks queued on it, and
+   * timers and I/O callbacks, before this task goes on. JS cannot move a running async task to
+   * another thread, so unlike Go the task resumes on the same thread, at its next turn of the
+   * event loop (within a few milliseconds while it has runnable work).
+   */
+  yield(): Promise<void> {
+    return macrotask();
   }
 
   /** The worker thread (M) index running this task: 1-based; the main thread is 0. */

@@ -58,6 +58,9 @@ export class Engine implements TaskOwner {
   private readonly mAddr0: number;
   private readonly exits: Array<Promise<void>> = [];
   private readonly stopTimers: Array<() => void> = [];
+  /** Shared buffers every worker has acknowledged (ids below this), and the delivery in flight. */
+  private sharesAcked = 0;
+  private sharesDelivered: Promise<void> = Promise.resolve();
   private shareWaiters: Array<{ m: number; id: number; resolve(): void }> = [];
 
   private constructor(opts: ResolvedOptions, memory: WebAssembly.Memory, core: Core) {
@@ -182,6 +185,7 @@ export class Engine implements TaskOwner {
       return;
     }
     const a = this.gs.addr(g);
+    this.shared.usedMax = -1;
     try {
       this.gs.init(g, a, id, args, t.name);
     } catch (e) {
@@ -195,9 +199,11 @@ export class Engine implements TaskOwner {
     this.pending[g] = t;
     this.npending++;
     this.views.f64[(this.mAddr0 + MR_SPAWNED) >>> 3] = ++this.spawned;
-    if (this.shared.unsent.length !== 0) {
-      // A new shared buffer: every worker must hold it before any may decode this G.
-      this.deliverShares().then(() => { if (!this.closed) core.ready(-1, g, 0); }, (e) => this.crash(e as Error));
+    if (this.shared.unsent.length !== 0) this.sharesDelivered = this.deliverShares();
+    if (this.shared.usedMax >= this.sharesAcked) {
+      // The arguments hold a shared buffer some worker may not have yet: every worker must hold
+      // it before any may decode this G.
+      this.sharesDelivered.then(() => { if (!this.closed) core.ready(-1, g, 0); }, (e) => this.crash(e as Error));
     } else {
       this.batch.push(g);
       if (this.batch.length === 1) queueMicrotask(this.flush);
@@ -225,7 +231,8 @@ export class Engine implements TaskOwner {
     core.wakep();
   };
 
-  /** Posts the unsent shared buffers to every worker; resolves when all have acknowledged. */
+  /** Posts the unsent shared buffers to every worker; resolves when all have acknowledged
+   *  (and every earlier delivery has, too). */
   private deliverShares(): Promise<void> {
     const batch = this.shared.unsent.splice(0);
     const i32 = this.views.i32;
@@ -238,7 +245,8 @@ export class Engine implements TaskOwner {
       Atomics.or(i32, park, PARK_MSG); // a sleeping M takes a turn of its event loop
       Atomics.notify(i32, park);
     }));
-    return Promise.all(acks).then(() => undefined);
+    const before = this.sharesDelivered;
+    return Promise.all([before, ...acks]).then(() => { this.sharesAcked = Math.max(this.sharesAcked, last + 1); });
   }
 
   private onShareAck(m: number, id: number): void {

@@ -14,6 +14,9 @@ export class SharedRegistry implements Hook {
   /** Buffers registered on the main thread and not yet delivered to the workers. */
   readonly unsent: Array<{ id: number; buffer: SharedArrayBuffer }> = [];
   private readonly isMain: boolean;
+  /** The highest id registered or reused since the last resetUse (main thread: which
+   *  deliveries a value being encoded depends on). */
+  usedMax = -1;
 
   constructor(isMain: boolean) {
     this.isMain = isMain;
@@ -21,13 +24,17 @@ export class SharedRegistry implements Hook {
 
   register(sab: SharedArrayBuffer): number {
     const known = this.ids.get(sab);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      if (known > this.usedMax) this.usedMax = known;
+      return known;
+    }
     if (!this.isMain) {
       throw new TypeError('a SharedArrayBuffer created inside a task cannot cross threads; create it on the main thread and pass it in as an argument');
     }
     const id = this.byId.length;
     this.add(id, sab);
     this.unsent.push({ id, buffer: sab });
+    this.usedMax = id;
     return id;
   }
 
