@@ -13,7 +13,7 @@
 import {
   PC_OVERFLOWS, PC_STEAL_OPS, PC_STOLEN, P_COUNTERS, P_HEAD, P_RUNNEXT, P_RUNNING, P_RUNQ,
   P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, P_TAIL, RUNQ_HALF, RUNQ_MASK, RUNQ_SIZE,
-  G_SCHEDLINK,
+  G_SCHEDLINK, P_STEAL_VICTIM, P_STEAL_N,
 } from './shared/layout';
 import { counterAdd, pAddr } from './mem';
 import { gAddr } from './gtable';
@@ -160,6 +160,8 @@ export function runqSteal(p: i32, victim: i32, stealRunNext: i32): u32 {
   counterAdd(pp + (P_COUNTERS + PC_STOLEN), <f64>n);
   atomic.add<u32>(vp, n, P_STOLEN_FROM); // thief-written counter: pairs with schedtrace's load
   atomic.add<u32>(vp, 1, P_STEAL_FROM_OPS); // thief-written counter: pairs with schedtrace's load
+  store<u32>(pp, <u32>victim + 1, P_STEAL_VICTIM); // plain: owner's own word, read by its trace
+  store<u32>(pp, n, P_STEAL_N); // plain: as above
   n--;
   let g = load<u32>(slot(pp, t + n), P_RUNQ); // plain: own ring, just written by runqGrab
   if (n == 0) return g;

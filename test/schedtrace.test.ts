@@ -36,8 +36,8 @@ describe('schedtrace', () => {
   });
 
   it('STEALWORK_DEBUG uses GODEBUG syntax', () => {
-    expect(parseDebugEnv('schedtrace=1000,scheddetail=1')).toEqual({ schedtrace: 1000, scheddetail: true });
-    expect(parseDebugEnv('scheddetail=0')).toEqual({ schedtrace: 0, scheddetail: false });
-    expect(parseDebugEnv(undefined)).toEqual({ schedtrace: 0, scheddetail: false });
+    expect(parseDebugEnv('schedtrace=1000,scheddetail=1')).toEqual({ schedtrace: 1000, scheddetail: true, trace: false });
+    expect(parseDebugEnv('scheddetail=0')).toEqual({ schedtrace: 0, scheddetail: false, trace: false });
+    expect(parseDebugEnv(undefined)).toEqual({ schedtrace: 0, scheddetail: false, trace: false });
   });
 });

@@ -164,6 +164,8 @@ export const P_GFREE = 24; // head of the local free-G list (owner only), linked
 export const P_GFREE_N = 28; // its length (owner writes; schedtrace reads)
 export const P_LINK = 32; // next idle P index + 1 on sched.pidle (under the lock)
 export const P_ID = 36;
+export const P_STEAL_VICTIM = 40; // victim index + 1 of this P's last successful steal (owner writes)
+export const P_STEAL_N = 44; // Gs that steal took (owner writes)
 export const P_HEAD = LINE; // runqhead
 export const P_RUNNEXT = 2 * LINE;
 export const P_STOLEN_FROM = 3 * LINE; // u32, tasks stolen from this P (thief atomic add)
@@ -205,6 +207,13 @@ export const MR_FINISHED = M_RT + 8; // f64: tasks this M finished, ok or failed
 export const MR_CURG = M_RT + 16; // u32: the G this M is running, 0 none (schedtrace reads)
 export const MR_ASYNC = M_RT + 20; // u32: async tasks pinned to this M, awaiting
 export const MR_BUSY_NS = M_RT + 24; // f64: time spent running tasks (ms, fractional)
+export const MR_TRACE_BUF = M_RT + 32; // u32: address of this M's trace ring (0: tracing off)
+export const MR_TRACE_CAP = M_RT + 36; // u32: events the ring holds (a power of two)
+export const MR_TRACE_POS = M_RT + 40; // u32: events written so far (owner stores; readers load)
+
+// A trace event: TRACE_EVENT bytes in an M's ring (bindings/runtime/trace.ts).
+//   +0 time (f64, ms since the epoch)  +8 kind  +12 g  +16 a  +20 b  (+24..31 spare)
+export const TRACE_EVENT = 32;
 export const M_SIZE = 3 * LINE;
 
 // Bits of M_PARK. The core's wakep stores PARK_P; the runtime ORs in the others. A sleeping M

@@ -15,6 +15,7 @@ import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
 import { now, platformProblem, startThread, type ThreadHandle } from './platform.js';
 import { schedtraceLines } from './schedtrace.js';
+import { allocTraceRings, exportTrace } from './trace.js';
 import { readStats, type SchedulerStats } from './stats.js';
 import { Task, type TaskOwner } from './task.js';
 import { takeInbox } from './inbox.js';
@@ -94,6 +95,7 @@ export class Engine implements TaskOwner {
     const threshold = opts.stealThreshold === 'load' ? 1 : opts.stealThreshold;
     core.init(opts.procs, nms, opts.initialTasks, opts.maxTasks, flags, threshold, opts.seed);
     const e = new Engine(opts, memory, core);
+    if (opts.trace) allocTraceRings(e.views, core, nms, opts.traceEvents);
     try {
       await e.startThreads(module);
     } catch (err) {
@@ -319,6 +321,11 @@ export class Engine implements TaskOwner {
     const timer = setInterval(print, this.opts.schedtrace) as unknown as { unref?: () => void };
     timer.unref?.();
     this.stopTimers.push(() => clearInterval(timer as unknown as number));
+  }
+
+  /** The event trace as Chrome Trace Event JSON (empty unless started with trace: true). */
+  trace(): ReturnType<typeof exportTrace> {
+    return exportTrace(this.views, this.opts.procs + 1, this.names);
   }
 
   stats(): SchedulerStats {

@@ -7,7 +7,8 @@
 // the core's P-less forms (global queue, global free list).
 
 import {
-  G_DEAD, G_RUNNING, G_WAITING, H_MBASE, HEADER, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
+  G_DEAD, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS, P_SIZE,
+  P_STEAL_VICTIM, P_STEAL_N, P_M, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
   M_INBOX, M_PARK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
@@ -17,6 +18,7 @@ import { GSlots } from './gslots.js';
 import { macrotask, now } from './platform.js';
 import { JoinRequest, Task, type TaskOwner } from './task.js';
 import { pushInbox } from './inbox.js';
+import { EV_PARK, EV_SETTLE, EV_SPAWN, EV_STEAL, EV_START, EV_UNPARK, TraceWriter, traceClock } from './trace.js';
 import type { Views } from './values.js';
 
 type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
@@ -68,6 +70,9 @@ export class M implements TaskOwner, ContextHost {
   private readonly kids: Array<Task<unknown> | null> = [];
   private kidsTop = 0;
   private running: TaskContext | null = null;
+  /** The event trace of this M, when tracing is on; the time of the last task start. */
+  private readonly trace: TraceWriter | null;
+  private traceTime = 0;
   /** Shared buffers received so far; set by the worker's message handler. */
   sharesSeen = 0;
   private readonly out = { ok: true, value: undefined as unknown };
@@ -85,6 +90,7 @@ export class M implements TaskOwner, ContextHost {
     this.mAddr = this.views.u32[(HEADER + H_MBASE) >>> 2] + cfg.mid * M_SIZE;
     this.parkIdx = (this.mAddr + M_PARK) >>> 2;
     this.inboxIdx = (this.mAddr + M_INBOX) >>> 2;
+    this.trace = this.views.u32[(this.mAddr + MR_TRACE_BUF) >>> 2] !== 0 ? new TraceWriter(this.views, this.mAddr) : null;
   }
 
   /** Runs until the scheduler closes. Starts without a P, on the idle list. */
@@ -117,13 +123,20 @@ export class M implements TaskOwner, ContextHost {
     let n = 0;
     for (;;) {
       if (this.waiters.size !== 0 && Atomics.load(this.views.i32, this.inboxIdx) !== 0) this.drainInbox();
+      const tr = this.trace;
+      const steals = tr !== null ? this.stealOps() : 0;
       let g = core.findRunnable(this.p, m);
       if (g === 0) {
         const s = core.stopM(this.p, m);
-        if (s === Stop.Sleep) { this.p = -1; return Next.Sleep; }
+        if (s === Stop.Sleep) {
+          if (tr !== null) tr.emit(traceClock(), EV_PARK, 0, this.p, 0);
+          this.p = -1;
+          return Next.Sleep;
+        }
         if (s === Stop.Retry) { this.p = core.acquireP(m); continue; }
         g = s;
       }
+      if (tr !== null) this.traceStart(tr, g, steals);
       this.execute(g);
       if ((++n & 63) === 0 && Atomics.load(this.views.i32, S_RT_SHARES >>> 2) !== this.sharesSeen) return Next.Macrotask;
       if (this.asyncPending !== 0) {
@@ -148,7 +161,12 @@ export class M implements TaskOwner, ContextHost {
       if (Atomics.load(i32, S_RT_STOP >>> 2) !== 0) { this.stopping = true; return; }
       if (Atomics.load(i32, this.inboxIdx) !== 0) this.drainInbox();
       if (x & PARK_MSG) await this.receiveShares();
-      if (x & PARK_P) { this.p = this.core.acquireP(this.mid); this.lastYield = now(); return; }
+      if (x & PARK_P) {
+        this.p = this.core.acquireP(this.mid);
+        this.lastYield = now();
+        if (this.trace !== null) this.trace.emit(traceClock(), EV_UNPARK, 0, this.p, 0);
+        return;
+      }
       if (this.asyncPending !== 0 || this.waiters.size !== 0) {
         const w = Atomics.waitAsync(i32, idx, 0);
         if (w.async) await w.value;
@@ -237,8 +255,32 @@ export class M implements TaskOwner, ContextHost {
     else this.views.u32[a >>> 2] = to; // G_STATUS (offset 0): plain, published by the queue or join atomics that follow
   }
 
+  /** This P's successful steal count (a trace compares it around findRunnable). */
+  private stealOps(): number {
+    return this.views.f64[(this.pAddr(this.p) + P_COUNTERS + PC_STEAL_OPS) >>> 3];
+  }
+
+  private pAddr(p: number): number {
+    return this.views.u32[(HEADER + H_PBASE) >>> 2] + p * P_SIZE;
+  }
+
+  /** Records g's start, and the steal that found it if findRunnable stole. */
+  private traceStart(tr: TraceWriter, g: number, steals: number): void {
+    const t = traceClock();
+    this.traceTime = t;
+    if (this.stealOps() !== steals) {
+      const pa = this.pAddr(this.p);
+      const victim = this.views.u32[(pa + P_STEAL_VICTIM) >>> 2]; // owner's own word
+      const n = this.views.u32[(pa + P_STEAL_N) >>> 2];
+      const vm = victim === 0 ? 0 : Atomics.load(this.views.u32, (this.pAddr(victim - 1) + P_M) >>> 2);
+      tr.emit(t, EV_STEAL, vm, (this.p << 16) | victim, n);
+    }
+    tr.emit(t, EV_START, g, this.p, this.gs.fn(this.gs.addr(g)));
+  }
+
   /** An async task settled: finish it (or start its join). Runs on this M, P or not. */
   private settle(g: number, ctx: TaskContext, v: unknown, isError: boolean): void {
+    if (this.trace !== null) this.trace.emit(traceClock(), EV_SETTLE, g, isError ? 0 : 1, 0);
     this.asyncPending--;
     this.views.u32[(this.mAddr + MR_ASYNC) >>> 2] = this.asyncPending;
     const a = this.gs.addr(g);
@@ -391,6 +433,7 @@ export class M implements TaskOwner, ContextHost {
       throw e;
     }
     const t = new Task(this, g, this.gs.gen(a), name);
+    if (this.trace !== null) this.trace.emit(this.traceTime, EV_SPAWN, g, ctx.g, 0);
     if (ctx === this.running) this.kids[this.kidsTop++] = t;
     else if (ctx.children === null) ctx.children = [t];
     else ctx.children.push(t);

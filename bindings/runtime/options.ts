@@ -42,6 +42,10 @@ export interface SchedulerOptions {
   scheddetail?: boolean;
   /** Where schedtrace lines go. Default: console.error. */
   logger?: (line: string) => void;
+  /** Record an event trace (sched.trace() exports it). Default from STEALWORK_DEBUG=trace=1. */
+  trace?: boolean;
+  /** Events kept per thread when tracing (the latest ones; a power of two). */
+  traceEvents?: number;
 }
 
 export interface ResolvedOptions {
@@ -62,6 +66,8 @@ export interface ResolvedOptions {
   schedtrace: number;
   scheddetail: boolean;
   logger: (line: string) => void;
+  trace: boolean;
+  traceEvents: number;
 }
 
 export function defaults(): Omit<ResolvedOptions, 'tasks'> {
@@ -83,6 +89,8 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     schedtrace: 0,
     scheddetail: false,
     logger: (line: string) => console.error(line),
+    trace: false,
+    traceEvents: 1 << 16,
   };
 }
 
@@ -111,7 +119,7 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   if (opts === null || typeof opts !== 'object') throw new TypeError('Scheduler.start: options must be an object with at least { tasks }');
   const o = opts as Record<string, unknown>;
   const known = new Set(['tasks', 'procs', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
-    'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger']);
+    'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'trace', 'traceEvents']);
   for (const k of Object.keys(o)) {
     if (!known.has(k)) throw new TypeError(`options.${k} is not an option; known options: ${[...known].join(', ')}`);
   }
@@ -140,6 +148,12 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   const env = parseDebugEnv(debugEnv());
   r.schedtrace = env.schedtrace;
   r.scheddetail = env.scheddetail;
+  r.trace = env.trace;
+  if (o.trace !== undefined) r.trace = bool('trace', o.trace);
+  if (o.traceEvents !== undefined) {
+    r.traceEvents = int('traceEvents', o.traceEvents, 16, 1 << 24);
+    if ((r.traceEvents & (r.traceEvents - 1)) !== 0) throw new RangeError(`options.traceEvents must be a power of two, got ${r.traceEvents}`);
+  }
   if (o.schedtrace !== undefined) r.schedtrace = int('schedtrace', o.schedtrace, 0, 3600_000);
   if (o.scheddetail !== undefined) r.scheddetail = bool('scheddetail', o.scheddetail);
   if (o.logger !== undefined) {

@@ -18,6 +18,9 @@ const g = globalThis as unknown as {
   postMessage?: (m: unknown) => void;
   addEventListener?: (type: string, cb: (ev: { data: unknown }) => void) => void;
   crossOriginIsolated?: boolean;
+  isSecureContext?: boolean;
+  location?: { href: string; protocol: string };
+  fetch?: (url: string, init: { method: string; cache: string }) => Promise<{ headers: { get(name: string): string | null } }>;
 };
 
 interface WebWorker {
@@ -41,17 +44,58 @@ export function availableParallelism(): number {
   return typeof n === 'number' && n > 0 ? n : 1;
 }
 
-/** Where the platform cannot run the scheduler, a message saying why; otherwise null. */
-export function platformProblem(): string | null {
+/**
+ * Where the platform cannot run the scheduler, a message saying why; otherwise null. On a page
+ * (or worker) that is not cross-origin isolated, the message names the headers its response
+ * lacks. Main thread.
+ */
+export async function platformProblem(): Promise<string | null> {
   if (typeof SharedArrayBuffer !== 'function') {
     return g.crossOriginIsolated === false
-      ? 'SharedArrayBuffer is unavailable: the page is not cross-origin isolated. Serve it with the headers ' +
-        '"Cross-Origin-Opener-Policy: same-origin" and "Cross-Origin-Embedder-Policy: require-corp"'
+      ? `SharedArrayBuffer is unavailable: the page is not cross-origin isolated: ${await isolationAdvice()}`
       : 'SharedArrayBuffer is unavailable in this runtime';
   }
   if (typeof Atomics.waitAsync !== 'function') return 'Atomics.waitAsync is unavailable in this runtime';
   if (!isNode && typeof g.Worker !== 'function') return 'this runtime has no Worker';
   return null;
+}
+
+/** The two response headers that make a document (or worker) cross-origin isolated. */
+const ISOLATION_HEADERS = [
+  { name: 'Cross-Origin-Opener-Policy', want: 'same-origin', accepts: ['same-origin'] },
+  { name: 'Cross-Origin-Embedder-Policy', want: 'require-corp', accepts: ['require-corp', 'credentialless'] },
+];
+
+/**
+ * Why a page is not isolated, from its own response headers: a same-origin HEAD request for
+ * the page's URL (on the failure path only, once). Names every missing or wrong header; when
+ * both are right, points at the secure-context rule instead.
+ */
+async function isolationAdvice(): Promise<string> {
+  const both = ISOLATION_HEADERS.map((h) => `"${h.name}: ${h.want}"`).join(' and ');
+  const fallback = `Serve it with the headers ${both}`;
+  const loc = g.location;
+  if (g.fetch === undefined || loc === undefined || !/^https?:$/.test(loc.protocol)) return fallback;
+  let got: Array<string | null>;
+  try {
+    const res = await g.fetch(loc.href, { method: 'HEAD', cache: 'no-store' });
+    got = ISOLATION_HEADERS.map((h) => res.headers.get(h.name));
+  } catch {
+    return fallback;
+  }
+  const missing: string[] = [];
+  const wrong: string[] = [];
+  ISOLATION_HEADERS.forEach((h, i) => {
+    const value = got[i];
+    if (value === null) missing.push(`"${h.name}: ${h.want}"`);
+    else if (!h.accepts.includes(value.split(';')[0].trim().toLowerCase())) wrong.push(`"${h.name}" is "${value}", not "${h.want}"`);
+  });
+  const faults: string[] = [];
+  if (missing.length !== 0) faults.push(`its response lacks the header${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}`);
+  faults.push(...wrong);
+  if (faults.length !== 0) return `${faults.join('; ')} (isolation needs both ${both})`;
+  if (g.isSecureContext === false) return 'both headers are present, but isolation also needs a secure context: serve the page over HTTPS or from localhost';
+  return `both headers are present on ${loc.href}; every frame around the page must be isolated too`;
 }
 
 /** The main thread's handle on one worker thread. */

@@ -38,8 +38,8 @@ export function schedtraceLines(st: SchedulerStats, views: Views, sinceMs: numbe
 }
 
 /** Parses STEALWORK_DEBUG (e.g. "schedtrace=1000,scheddetail=1"), Go's GODEBUG syntax. */
-export function parseDebugEnv(value: string | undefined): { schedtrace: number; scheddetail: boolean } {
-  const out = { schedtrace: 0, scheddetail: false };
+export function parseDebugEnv(value: string | undefined): { schedtrace: number; scheddetail: boolean; trace: boolean } {
+  const out = { schedtrace: 0, scheddetail: false, trace: false };
   if (!value) return out;
   for (const part of value.split(',')) {
     const [k, v] = part.split('=').map((x) => x.trim());
@@ -47,6 +47,7 @@ export function parseDebugEnv(value: string | undefined): { schedtrace: number; 
       const n = Number(v);
       if (Number.isInteger(n) && n > 0) out.schedtrace = n;
     } else if (k === 'scheddetail') out.scheddetail = v === '1';
+    else if (k === 'trace') out.trace = v === '1';
   }
   return out;
 }

@@ -71,6 +71,15 @@ export class Scheduler<Mod = AnyModule> {
   }
 
   /**
+   * The event trace (start with `trace: true`) as Chrome Trace Event JSON: write it to a file
+   * with JSON.stringify and open it in ui.perfetto.dev or chrome://tracing. One track per thread,
+   * tasks as slices, steals as arrows from the victim's thread to the thief's.
+   */
+  trace(): { traceEvents: object[]; displayTimeUnit: string } {
+    return this.#engine.trace();
+  }
+
+  /**
    * Finishes every spawned task, then stops the threads. With `force`, rejects what is left
    * with ERR_CLOSED_FORCE and terminates the threads at once. A second close is harmless.
    */

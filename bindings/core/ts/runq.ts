@@ -10,7 +10,7 @@
 // and sums stored `| 0`, so the wrap at 2^32 is exact.
 
 import {
-  P_HEAD, P_RUNNEXT, P_RUNNING, P_RUNQ, P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM,
+  P_HEAD, P_RUNNEXT, P_RUNNING, P_RUNQ, P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, P_STEAL_VICTIM, P_STEAL_N,
   P_TAIL, PC_OVERFLOWS, PC_STEAL_OPS, PC_STOLEN, RUNQ_HALF, RUNQ_MASK, RUNQ_SIZE, S_DUMMY,
 } from '../../../assembly/shared/layout.js';
 // runq.ts and globrunq.ts import each other, as Go's runqputslow and globrunqget call each
@@ -25,6 +25,8 @@ const NEXT = P_RUNNEXT >> 2;
 const RING = P_RUNQ >> 2;
 const STATUS = P_STATUS >> 2;
 const STOLEN_FROM = P_STOLEN_FROM >> 2;
+const STEAL_VICTIM = P_STEAL_VICTIM >> 2;
+const STEAL_N = P_STEAL_N >> 2;
 const STEAL_FROM_OPS = P_STEAL_FROM_OPS >> 2;
 const OVERFLOWS = PC_OVERFLOWS >> 3;
 const STEAL_OPS = PC_STEAL_OPS >> 3;
@@ -160,6 +162,8 @@ export function runqSteal(m: Mem, p: number, victim: number, stealRunNext: numbe
   const vw = pWord(victim);
   Atomics.add(i32, vw + STOLEN_FROM, stolen); // thief-written counter: other thieves add too
   Atomics.add(i32, vw + STEAL_FROM_OPS, 1); // thief-written counter: other thieves add too
+  i32[tw + STEAL_VICTIM] = victim + 1; // plain: owner's own word, read by its trace
+  i32[tw + STEAL_N] = stolen; // plain: as above
   const n = stolen - 1;
   const g = i32[tw + RING + ((t + n) & RUNQ_MASK)]; // plain: written by runqGrab on this thread
   if (n === 0) return g;
