@@ -389,7 +389,9 @@ export class Engine implements TaskOwner {
       Atomics.notify(i32, park);
     }
     if (graceMs > 0) {
-      await Promise.race([Promise.all(this.exits), new Promise((r) => setTimeout(r, graceMs))]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([Promise.all(this.exits), new Promise((r) => { timer = setTimeout(r, graceMs); })]);
+      clearTimeout(timer);
     }
     await Promise.all(this.threads.map((t) => t.terminate()));
   }

@@ -1,0 +1,63 @@
+// Bundles the package that ships: what tsc compiled from bindings/ into dist/bindings/ becomes
+//
+//   dist/index.js     ESM entry (Node, Deno, browsers, Bun), with the Wasm core embedded
+//   dist/index.cjs    CommonJS entry for require('stealwork'): the same, as one CommonJS file
+//   dist/worker.js    ESM worker entry: every M thread runs it, whichever entry started it
+//   dist/index.d.ts   the public types in one file, and dist/index.d.cts, the same for require
+//
+//   npm run build:dist     (after tsc: the lead's `npm run build` runs both)
+//
+// Each file stands alone (no shared chunk): a bundler that copies `worker.js` as an asset, as
+// they do for `new URL('./worker.js', import.meta.url)`, copies a worker that works. The worker
+// does not carry the Wasm bytes: it gets the compiled module from the main thread, and
+// tree-shaking drops the embedded strings it never reads.
+//
+// The engine finds its worker as `new URL('./worker.js', import.meta.url)`: from dist/index.js
+// that is dist/worker.js; in the CommonJS build rollup turns import.meta.url into the file URL
+// of dist/index.cjs, the same folder, the same worker.
+
+import { copyFile } from 'node:fs/promises';
+import { dts } from 'rollup-plugin-dts';
+
+const from = 'dist/bindings';
+
+/** Warnings that mean a broken bundle fail the build; the rest are printed. */
+const FATAL = new Set(['UNRESOLVED_IMPORT', 'MISSING_EXPORT', 'MISSING_GLOBAL_NAME', 'FILE_NAME_CONFLICT', 'MIXED_EXPORTS']);
+function strict(warning, warn) {
+  if (FATAL.has(warning.code)) throw new Error(`rollup: ${warning.code}: ${warning.message}`);
+  warn(warning);
+}
+
+/** Writes the bundled declarations a second time as .d.cts for TypeScript's require resolution. */
+function declarationsForRequire() {
+  return {
+    name: 'stealwork-declarations-for-require',
+    async writeBundle() {
+      await copyFile('dist/index.d.ts', 'dist/index.d.cts');
+    },
+  };
+}
+
+export default [
+  {
+    input: `${from}/index.js`,
+    output: { file: 'dist/index.js', format: 'es', generatedCode: 'es2015' },
+    onwarn: strict,
+  },
+  {
+    input: `${from}/runtime/worker.js`,
+    output: { file: 'dist/worker.js', format: 'es', generatedCode: 'es2015' },
+    onwarn: strict,
+  },
+  {
+    input: `${from}/index.js`,
+    output: { file: 'dist/index.cjs', format: 'cjs', exports: 'named', generatedCode: 'es2015' },
+    onwarn: strict,
+  },
+  {
+    input: `${from}/index.d.ts`,
+    output: { file: 'dist/index.d.ts', format: 'es' },
+    plugins: [dts(), declarationsForRequire()],
+    onwarn: strict,
+  },
+];

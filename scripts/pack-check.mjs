@@ -1,0 +1,91 @@
+// Checks what `npm publish` would ship, without publishing or reaching a registry:
+//
+//   npm run pack:check        (after npm run build)
+//
+// - the file list is exactly SHIPPED (no sources, maps, tarballs or tsc output);
+// - package.json has no runtime dependencies, and the bundles import nothing but their own
+//   files (and node: built-ins, loaded at run time through process.getBuiltinModule);
+// - each entry carries both flavours of the Wasm core (and the worker none), each a valid module and, when
+//   build/ holds the asc output, byte for byte the files asc wrote;
+// - prints the size, packed and unpacked, and the file count.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Exactly what the tarball holds (npm adds package.json and README.md by itself). */
+export const SHIPPED = [
+  'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json',
+  'dist/index.cjs', 'dist/index.d.cts', 'dist/index.d.ts', 'dist/index.js', 'dist/worker.js',
+];
+
+/** The bundles that embed the Wasm core, and the asc output each embedded string must equal. */
+const EMBEDDERS = ['dist/index.js', 'dist/index.cjs'];
+const FLAVOURS = [['RELEASE_WASM_BASE64', 'build/stealwork.wasm'], ['DEBUG_WASM_BASE64', 'build/stealwork.debug.wasm']];
+
+function kB(n) {
+  return `${(n / 1000).toFixed(1)} kB`;
+}
+
+/** Runs every check; returns the lines of the summary, throws on the first problem. */
+export function packCheck() {
+  const problems = [];
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
+  const pack = JSON.parse(out.slice(out.indexOf('[')))[0];
+  const files = pack.files.map((f) => f.path).sort();
+  const want = [...SHIPPED].sort();
+  const stray = files.filter((f) => !want.includes(f));
+  const absent = want.filter((f) => !files.includes(f));
+  if (stray.length) problems.push(`stray files in the package: ${stray.join(', ')}`);
+  if (absent.length) problems.push(`files missing from the package (run npm run build): ${absent.join(', ')}`);
+
+  const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+  for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies']) {
+    if (pkg[field] && Object.keys(pkg[field]).length) problems.push(`package.json has ${field}: the package must have no runtime dependencies`);
+  }
+
+  const lines = [];
+  for (const file of files.filter((f) => /\.(c?js)$/.test(f))) {
+    const text = readFileSync(`${root}${file}`, 'utf8');
+    const specifiers = [
+      ...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm),
+      ...text.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+      ...text.matchAll(/\brequire\(\s*['"]([^'"]+)['"]\s*\)/g),
+    ].map((m) => m[1]);
+    const outside = specifiers.filter((s) => !s.startsWith('./'));
+    if (outside.length) problems.push(`${file} imports from outside the package: ${outside.join(', ')}`);
+    if (/\/\/# sourceMappingURL=/.test(text)) problems.push(`${file} points at a source map that is not shipped`);
+    if (!EMBEDDERS.includes(file)) {
+      if (/_WASM_BASE64\b/.test(text)) problems.push(`${file} carries the embedded Wasm core, which only the entries need`);
+      continue;
+    }
+    for (const [name, built] of FLAVOURS) {
+      const m = new RegExp(`\\b${name}\\s*=\\s*'([A-Za-z0-9+/=]+)'`).exec(text);
+      if (!m) { problems.push(`${file} does not embed ${name}`); continue; }
+      const bytes = Buffer.from(m[1], 'base64');
+      if (!WebAssembly.validate(bytes)) { problems.push(`${file}: ${name} is not a valid WebAssembly module`); continue; }
+      if (existsSync(`${root}${built}`) && !bytes.equals(readFileSync(`${root}${built}`))) {
+        problems.push(`${file}: ${name} differs from ${built} (rebuild: npm run build)`);
+      }
+      lines.push(`  ${file}: ${name.startsWith('DEBUG') ? 'debug' : 'release'} Wasm core embedded, ${bytes.length} bytes, valid`);
+    }
+  }
+  if (problems.length) throw new Error(`pack:check failed:\n  ${problems.join('\n  ')}`);
+  return [
+    `${pack.name}@${pack.version}: ${pack.entryCount} files, ${kB(pack.size)} packed, ${kB(pack.unpackedSize)} unpacked`,
+    ...pack.files.map((f) => `  ${f.path.padEnd(18)} ${kB(f.size).padStart(9)}`),
+    ...lines,
+  ];
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    for (const line of packCheck()) console.log(line);
+    console.log('pack:check: ok');
+  } catch (e) {
+    console.error(e.message);
+    process.exit(1);
+  }
+}
