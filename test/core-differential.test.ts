@@ -675,7 +675,7 @@ describe('differential: Wasm core vs TypeScript twin', () => {
     modules = { wasm: await coreModule('wasm'), js: await coreModule('js') };
   });
 
-  it('queue and free-list ops: same results, same bytes, and the model agrees', () => {
+  it('queue and free-list ops: same results, same bytes, and the model agrees', { timeout: 180_000 }, () => {
     fc.assert(
       fc.property(setup, fc.array(qOp, { minLength: 20, maxLength: 300, size: 'max' }), (s, ops) => {
         checkMemory((everyStep) => runQueues(s, ops, everyStep));
@@ -684,7 +684,7 @@ describe('differential: Wasm core vs TypeScript twin', () => {
     );
   });
 
-  it('scheduler ops (ready, findRunnable, stopM, wakep, acquireP, ...): same results, same bytes, invariants hold', () => {
+  it('scheduler ops (ready, findRunnable, stopM, wakep, acquireP, ...): same results, same bytes, invariants hold', { timeout: 180_000 }, () => {
     fc.assert(
       fc.property(schedSetup, fc.array(sOp, { minLength: 20, maxLength: 300, size: 'max' }), (s, ops) => {
         checkMemory((everyStep) => runSched(s, ops, everyStep));

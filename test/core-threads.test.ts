@@ -6,7 +6,10 @@
 //    batches, recycles Gs through the free lists and churns value blocks; at least a million
 //    core calls per backend. Then the main thread drains what is left and checks conservation:
 //    every produced G token consumed exactly once, the free lists whole, counters consistent.
-// 2. Go's TestSchedLocalQueueEmpty: runqEmpty never says empty while the owner keeps one G
+// 2. Park and wake (DESIGN.md "Spin, then park"): worker Ms run findRunnable / stopM and sleep
+//    on their park words while the main thread submits bursts of work; every G runs once, and
+//    a lost wake-up (work queued, every M asleep) fails the test with the scheduler's state.
+// 3. Go's TestSchedLocalQueueEmpty: runqEmpty never says empty while the owner keeps one G
 //    queued through a concurrent runqPut(next) + runqGet, for all four next combinations.
 //
 // Bounded in time without wall-clock assertions: workers carry a deadline, and report progress
@@ -165,8 +168,11 @@ describe.each(BACKENDS)('core under threads (%s)', (backend) => {
     const memory = createMemory(8, 2048);
     const module = await coreModule(backend);
     const main = attachCore(backend, memory, module, false);
-    main.init(nprocs, 2, L.G_CHUNK, 4 * L.G_CHUNK, L.FLAG_DEBUG, 1, 0xc0ffee);
+    main.init(nprocs, 2, L.G_CHUNK, 16 * L.G_CHUNK, L.FLAG_DEBUG, 1, 0xc0ffee);
     const mem = new Mem(memory);
+    // The main thread holds all but 23 of the first chunk's Gs, so the table must grow while the
+    // workers run; it gives them back before the free lists are checked.
+    const reserved = Array.from({ length: L.G_CHUNK - 24 }, () => main.gfGet(-1));
     const seen = new SharedArrayBuffer(nprocs * tokensPerWorker);
     const kinds = ['stress', 'stress', 'stress', 'stress'];
     const producers = 2;
@@ -214,6 +220,7 @@ describe.each(BACKENDS)('core under threads (%s)', (backend) => {
       expect(extra, `worker ${w}: first token consumed but never produced`).toBe(-1);
     }
 
+    for (const g of reserved) main.gfPut(-1, g);
     // Free lists whole: nothing live, so every G below gcap is free, once, and dead.
     const free = mem.allFree();
     expect(new Set(free).size).toBe(free.length);

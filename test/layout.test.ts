@@ -108,6 +108,8 @@ const PINNED: Record<string, number> = {
   P_GFREE_N: 28,
   P_LINK: 32,
   P_ID: 36,
+  P_STEAL_VICTIM: 40,
+  P_STEAL_N: 44,
   P_HEAD: 128,
   P_RUNNEXT: 256,
   P_STOLEN_FROM: 384,
@@ -143,6 +145,9 @@ const PINNED: Record<string, number> = {
   MR_CURG: 272,
   MR_ASYNC: 276,
   MR_BUSY_NS: 280,
+  MR_TRACE_BUF: 288,
+  MR_TRACE_CAP: 292,
+  MR_TRACE_POS: 296,
   M_SIZE: 384,
   PARK_P: 1,
   PARK_INBOX: 2,
@@ -184,6 +189,7 @@ const PINNED: Record<string, number> = {
   TAG_ERROR: 7,
 
   BLOCK_HEADER: 8,
+  TRACE_EVENT: 32,
 };
 
 const exported = L as unknown as Record<string, unknown>;
@@ -330,9 +336,12 @@ describe('layout structure', () => {
     const hot = [L.P_TAIL, L.P_HEAD, L.P_RUNNEXT, L.P_STOLEN_FROM].map(line);
     expect(new Set(hot).size).toBe(4);
     expect(line(L.P_STEAL_FROM_OPS)).toBe(line(L.P_STOLEN_FROM));
-    // Owner line A holds only owner-written words.
-    const lineA = [L.P_TAIL, L.P_STATUS, L.P_SCHEDTICK, L.P_M, L.P_RAND, L.P_HINT, L.P_GFREE, L.P_GFREE_N, L.P_LINK, L.P_ID];
-    expectDisjoint(lineA.map((o) => [`P@${o}`, o, 4]), L.LINE);
+    // Owner line A: every other P_ word offset below one line, disjoint u32s.
+    const lineA = Object.keys(PINNED).filter((k) => k.startsWith('P_') && !['P_SIZE', 'P_IDLE', 'P_RUNNING'].includes(k)
+      && PINNED[k] < L.LINE);
+    expect(lineA).toContain('P_TAIL');
+    expect(lineA).toContain('P_GFREE');
+    expectDisjoint(lineA.map((k) => [k, PINNED[k], 4]), L.LINE);
     // Counters: f64, 8-aligned, disjoint, between the thief line and the ring.
     expect(L.P_COUNTERS % 8).toBe(0);
     expect(line(L.P_COUNTERS)).toBeGreaterThan(line(L.P_STOLEN_FROM));
@@ -348,10 +357,10 @@ describe('layout structure', () => {
     expect(line(L.M_INBOX)).toBe(1);
     expect(line(L.M_INBOX_SEQ)).toBe(1);
     expect(line(L.M_RT)).toBe(2);
-    const rt: Array<[string, number, number]> = [
-      ['MR_SPAWNED', L.MR_SPAWNED, 8], ['MR_FINISHED', L.MR_FINISHED, 8], ['MR_CURG', L.MR_CURG, 4],
-      ['MR_ASYNC', L.MR_ASYNC, 4], ['MR_BUSY_NS', L.MR_BUSY_NS, 8],
-    ];
+    // The runtime's words: the f64 ones named here, the rest u32.
+    const f64s = new Set(['MR_SPAWNED', 'MR_FINISHED', 'MR_BUSY_NS']);
+    const rt: Array<[string, number, number]> = Object.keys(PINNED).filter((k) => k.startsWith('MR_'))
+      .map((k) => [k, PINNED[k], f64s.has(k) ? 8 : 4]);
     expectDisjoint(rt.map(([n, o, s]) => [n, o - L.M_RT, s]), L.LINE);
     for (const [n, o, s] of rt) if (s === 8) expect(o % 8, n).toBe(0);
     expect(L.M_SIZE).toBe(3 * L.LINE);

@@ -300,6 +300,41 @@ describe('free Gs (Go: gfput / gfget)', () => {
     expect(u32[(core.gAddr(last) + G_STATUS) >> 2]).toBe(G_DEAD);
   });
 
+  it('a core whose views predate another core\'s growth refreshes them on the way', () => {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 4096, shared: true });
+    const a = createTsCore(memory, false);
+    a.init(2, 2, 1, 64 * G_CHUNK, FLAG_DEBUG, 1, 1);
+    const b = createTsCore(memory, false); // views as large as the memory is now
+    const bytes0 = memory.buffer.byteLength;
+    const far: number[] = [];
+    for (let i = 0; i < 12 * G_CHUNK; i++) far.push(a.gfGet(-1));
+    const block = a.heapAlloc(100000);
+    expect(memory.buffer.byteLength).toBeGreaterThan(bytes0);
+    const late = far.slice(-300); // Gs in chunks past b's views
+    for (const g of late) a.gfPut(-1, g);
+    // b pops them from the global stack (refill), links them (spill), frees them (moves).
+    const got: number[] = [];
+    for (let i = 0; i < 288; i++) got.push(b.gfGet(0)); // 9 refills of 32: all from `late`
+    const lateSet = new Set(late);
+    expect(new Set(got).size).toBe(288);
+    for (const g of got) expect(lateSet.has(g)).toBe(true);
+    for (const g of got) b.gSetStatus(g, G_DEAD, G_RUNNABLE);
+    for (const g of got) b.runqPut(0, g, 0); // 288 > 256: one spill of 129 through schedlinks
+    const order: number[] = [];
+    for (let x = b.runqGet(0); x !== 0; x = b.runqGet(0)) order.push(x);
+    for (let x = b.globrunqGet(0, 1); x !== 0; x = b.globrunqGet(0, 1)) order.push(x);
+    expect(order.length).toBe(288);
+    expect(new Set(order)).toEqual(new Set(got));
+    for (const g of order) {
+      b.gSetStatus(g, G_RUNNABLE, G_DEAD);
+      b.gfPut(1, g);
+    }
+    b.heapFree(block);
+    const u32 = new Uint32Array(memory.buffer);
+    expect(u32[pAt(1, P_GFREE_N) >> 2]).toBeLessThan(64);
+    expect(u32[(S_COUNTERS + SC_HEAP_BYTES) >> 2]).toBe(0);
+  });
+
   it('FLAG_DEBUG rejects freeing a live G and illegal transitions', () => {
     const { core } = setup();
     const g = core.gfGet(0);
