@@ -38,7 +38,8 @@ function perP(before, after) {
 
 console.log(`stealwork demo: ${procs} Ps on a machine with ${availableParallelism()} CPUs\n`);
 for (const backend of ['wasm', 'js']) {
-  await using sched = await Scheduler.start({ tasks, procs, backend });
+  const sched = await Scheduler.start({ tasks, procs, backend });
+  try {
   console.log(`== backend '${backend}'`);
 
   await sched.run('fibc', 18); // warm up the JITs on every thread
@@ -64,4 +65,7 @@ for (const backend of ['wasm', 'js']) {
     `in ${ms.toFixed(1)} ms on ${procs} Ps: efficiency ${efficiency.toFixed(2)}`);
   table(perP(s0, s1));
   console.log('');
+  } finally {
+    await sched.close();
+  }
 }
