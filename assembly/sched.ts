@@ -7,7 +7,7 @@
 // lost" has the argument.
 
 import {
-  FLAG_GLOBAL_ONLY, G_RUNNABLE, G_RUNNING, G_STATUS, M_NEXTP, M_PARK, M_SPINNING, PC_EXECUTED,
+  FLAG_GLOBAL_ONLY, G_RUNNABLE, G_RUNNING, G_STATUS, M_NEXTP, M_PARK, PARK_P, M_SPINNING, PC_EXECUTED,
   PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS,
   PC_STEAL_MISSES, PC_WAKEUPS, P_COUNTERS, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS,
   S_MIDLE, S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_RUNQ_HEAD, S_RUNQ_SIZE, GLOBAL_CHECK_TICKS,
@@ -183,7 +183,7 @@ export function wakep(): void {
   atomic.store<u32>(pp, <u32>m + 1, P_M); // pairs with the runtime's loads
   counterAdd(pp + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: pp has no owner yet
   schedUnlock();
-  atomic.store<u32>(mp, 1, M_PARK); // pairs with the park loop's load in the woken M
+  atomic.or<u32>(mp, PARK_P, M_PARK); // keeps the runtime's other bits: pairs with the sleeping M's exchange(park, 0)
   atomic.notify(mp + M_PARK, 1); // pairs with the park loop's wait32
 }
 

@@ -3,15 +3,15 @@
 
 import { describe, expect, it } from 'vitest';
 import {
-  FLAG_DEBUG, FLAG_GLOBAL_ONLY, G_CHUNK, G_DEAD, G_GEN, G_RUNNABLE, G_RUNNING, G_SCHEDLINK,
-  G_SIZE, G_STATUS, GFREE_LOCAL_KEEP, H_BRK, H_GCAP, H_MEMBYTES, HEADER, M_NEXTP, M_PARK,
-  M_SPINNING, M_SIZE, ORDER_RANDOM, ORDER_ROUND_ROBIN, P_COUNTERS, P_GFREE_N, P_IDLE, P_M,
-  P_RUNNING, P_SIZE, P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, PAGE, PC_EXECUTED,
-  PC_GFREE_MOVES, PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_OVERFLOWS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
-  PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, PS, RUNQ_SIZE, S_COUNTERS,
-  S_GFREE_N, S_MIDLE, S_NEEDSPINNING, S_NMIDLE, S_NMSPINNING, S_NPIDLE,
-  S_PIDLE, S_RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
-  SC_HEAP_FREES, SC_LOCK_ACQ,
+  FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, GFREE_LOCAL_KEEP, G_CHUNK, G_DEAD, G_GEN,
+  G_IDLE, G_RUNNABLE, G_RUNNING, G_SCHEDLINK, G_SIZE, G_STATUS, HEADER, H_BRK, H_GCAP, H_MBASE,
+  H_MEMBYTES, LINE, M_NEXTP, M_PARK, M_SIZE, M_SPINNING, ORDER_RANDOM, ORDER_ROUND_ROBIN, PAGE,
+  PC_EXECUTED, PC_GFREE_MOVES, PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_OVERFLOWS, PC_PARKS,
+  PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, PS,
+  P_COUNTERS, P_GFREE_N, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_SIZE, P_STATUS, P_STEAL_FROM_OPS,
+  P_STOLEN_FROM, RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
+  SC_HEAP_FREES, SC_LOCK_ACQ, S_COUNTERS, S_GFREE_N, S_MIDLE, S_NEEDSPINNING, S_NMIDLE,
+  S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_SIZE,
 } from '../assembly/shared/layout.js';
 import { Stop, type Core } from '../bindings/core/core.js';
 import { createTsCore } from '../bindings/core/ts/index.js';
@@ -278,7 +278,7 @@ describe('free Gs (Go: gfput / gfget)', () => {
     expect(f64(sc(SC_GROWS))).toBe(4);
     expect(Math.min(...seen)).toBe(1);
     expect(Math.max(...seen)).toBe(gmax - 1);
-    for (const g of seen) expect(core.gAddr(g) % LINE_ALIGN).toBe((g % G_CHUNK) * G_SIZE % LINE_ALIGN);
+    for (const g of seen) expect(core.gAddr(g) % LINE).toBe((g % G_CHUNK) * G_SIZE % LINE);
     // Every G handed back comes out again.
     for (const g of seen) core.gfPut(-1, g);
     expect(u32(S_GFREE_N)).toBe(gmax - 1);
@@ -340,7 +340,7 @@ describe('free Gs (Go: gfput / gfget)', () => {
     const g = core.gfGet(0);
     core.gSetStatus(g, G_DEAD, G_RUNNABLE);
     expect(() => core.gfPut(0, g)).toThrow(/gfPut: g=\d+ is not dead/);
-    expect(() => core.gSetStatus(g, G_RUNNABLE, G_IDLE_STATUS)).toThrow(
+    expect(() => core.gSetStatus(g, G_RUNNABLE, G_IDLE)).toThrow(
       `gSetStatus: bad transition g=${g} from=1 to=0 (is 1)`);
     expect(() => core.gSetStatus(g, G_RUNNING, G_DEAD)).toThrow(
       `gSetStatus: bad transition g=${g} from=2 to=6 (is 1)`);
@@ -496,7 +496,7 @@ describe('spin, then park (single-threaded walk)', () => {
     expect(f64(pc(0, PC_GLOBAL_HITS))).toBe(1);
     expect(f64(pc(0, PC_RUNNEXT_HITS))).toBe(1);
     expect(f64(pc(0, PC_LOCAL_HITS))).toBe(1);
-    expect(u32(pAt(0, 8))).toBe(2); // P_SCHEDTICK: the runnext G inherited
+    expect(u32(pAt(0, P_SCHEDTICK))).toBe(2); // the runnext G inherited the slice
   });
 
   it('FLAG_GLOBAL_ONLY sends every ready to the global queue', () => {
@@ -540,17 +540,24 @@ describe('victim order (Go: TestStealOrder)', () => {
     expect([0, 1, 2, 3].map((i) => core.stealOrderAt(0, 6, i))).toEqual([2, 1, 0, 3]);
   });
 
-  it('the load-derived threshold stays within [floor, 32]', () => {
-    const { core } = setup({ nprocs: 2, flags: 4 /* FLAG_THRESHOLD_LOAD */, threshold: 2 });
-    expect(core.stealThreshold()).toBe(2);
+  it('the load-derived threshold: a quarter of the busy average, halved when many idle or spin, within [floor, 32]', () => {
+    const { core, setU32 } = setup({ nprocs: 2, flags: FLAG_THRESHOLD_LOAD, threshold: 2 });
+    expect(core.stealThreshold()).toBe(2); // nothing queued: the floor
+    setU32(pAt(0, P_STATUS), P_RUNNING);
+    setU32(pAt(1, P_STATUS), P_RUNNING);
+    setU32(S_NPIDLE, 0);
+    const g = gs(core, 512);
+    for (let j = 0; j < 200; j++) core.runqPut(0, g[j], 0);
+    expect(core.stealThreshold()).toBe(25); // (200 / 2) >> 2
+    setU32(S_NMSPINNING, 1);
+    expect(core.stealThreshold()).toBe(12); // 2 * (0 + 1) >= 2: halved
+    setU32(S_NMSPINNING, 0);
+    for (let j = 200; j < 512; j++) core.runqPut(j < 256 ? 0 : 1, g[j], 0);
+    expect(core.stealThreshold()).toBe(32); // (512 / 2) >> 2 = 64, clamped
   });
 });
 
-/** G_IDLE (0), spelled out for the transition test. */
-const G_IDLE_STATUS = 0;
-/** Chunk addresses are LINE-aligned, so a G's address mod 128 is its slot's. */
-const LINE_ALIGN = 128;
-/** M0's block address, from the header (H_MBASE). */
+/** M0's block address, from the header. */
 function M_BASE(u32: (addr: number) => number): number {
-  return u32(HEADER + 44);
+  return u32(HEADER + H_MBASE);
 }

@@ -7,10 +7,10 @@
 // the head leaves their schedlink as it was (Go's gQueue.pop).
 
 import {
-  G_SCHEDLINK, GLOBRUNQ_MAX_BATCH, S_RUNQ_HEAD, S_RUNQ_SIZE, S_RUNQ_TAIL, SC_GLOB_GET,
+  GLOBRUNQ_MAX_BATCH, S_RUNQ_HEAD, S_RUNQ_SIZE, S_RUNQ_TAIL, SC_GLOB_GET,
   SC_GLOB_PUT,
 } from '../../../assembly/shared/layout.js';
-import { gLink, gSetLink, gWord } from './gtable.js';
+import { gLink, gSetLink } from './gtable.js';
 import { schedLock, schedUnlock } from './lock.js';
 import { nprocs, SC_F, type Mem } from './mem.js';
 import { runqPut } from './runq.js';
@@ -20,7 +20,6 @@ const RUNQ_TAIL_W = S_RUNQ_TAIL >> 2;
 const RUNQ_SIZE_W = S_RUNQ_SIZE >> 2;
 const SC_GLOB_PUT_F = SC_F + (SC_GLOB_PUT >> 3);
 const SC_GLOB_GET_F = SC_F + (SC_GLOB_GET >> 3);
-const LINK = G_SCHEDLINK >> 2;
 
 /** S_RUNQ_SIZE, read lock-free. Any thread. */
 export function globrunqSize(m: Mem): number {
@@ -78,10 +77,9 @@ export function globrunqDetach(m: Mem, max: number): number {
 /** Puts the n - 1 Gs after `first` of a detached batch on P p's ring, in queue order.
  *  Owner P only, without sched.lock (a full ring spills to the global queue, which locks). */
 export function globrunqRequeue(m: Mem, p: number, first: number, n: number): void {
-  let g = m.i32[gWord(m, first) + LINK]; // plain: the batch is ours
+  let g = gLink(m, first);
   for (let i = 1; i < n; i++) {
-    // plain: the batch is ours; read before runqPut, whose spill may relink g
-    const next = i + 1 < n ? m.i32[gWord(m, g) + LINK] : 0;
+    const next = i + 1 < n ? gLink(m, g) : 0; // read before runqPut, whose spill may relink g
     runqPut(m, p, g, 0);
     g = next;
   }

@@ -2,7 +2,8 @@
 // (docs/DESIGN.md, "Spin, then park").
 //
 // Both are LIFO lists of index + 1 (0 ends them), linked through P_LINK and M_LINK, changed
-// only under sched.lock. Taking an entry off a list clears its link word. S_NPIDLE is also read lock-free, so it changes by atomic RMW.
+// only under sched.lock. Taking an entry off a list clears its link word. S_NPIDLE is also
+// read lock-free, so it changes by atomic RMW.
 
 import {
   M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE,

@@ -7,7 +7,7 @@
 
 import {
   FLAG_GLOBAL_ONLY, G_RUNNABLE, G_RUNNING, G_STATUS, GLOBAL_CHECK_TICKS, M_NEXTP, M_PARK,
-  M_SPINNING, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS, PC_EXECUTED, PC_GLOBAL_HITS,
+  M_SPINNING, PARK_P, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS, PC_EXECUTED, PC_GLOBAL_HITS,
   PC_LOCAL_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS, PC_STEAL_MISSES, PC_WAKEUPS,
   S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE,
 } from '../../../assembly/shared/layout.js';
@@ -66,7 +66,9 @@ export function wakep(m: Mem): void {
   Atomics.store(i32, pWord(pp) + P_M_W, mm + 1); // under sched.lock; read by schedtrace
   m.f64[pCounters(pp) + WAKEUPS] += 1; // plain: pp is idle, under sched.lock
   schedUnlock(m);
-  Atomics.store(i32, mw + PARK, 1); // pairs with the park load in the M's sleep loop
+  // DESIGN says store(park, 1); OR-ing PARK_P (= 1) writes the same bytes and cannot erase a
+  // PARK_INBOX/PARK_MSG/PARK_STOP bit the runtime set meanwhile (DESIGN.md "Inboxes").
+  Atomics.or(i32, mw + PARK, PARK_P); // pairs with the park swap in the M's sleep loop
   Atomics.notify(i32, mw + PARK, 1); // wakes the M's Atomics.wait on its park word
 }
 
@@ -75,7 +77,8 @@ export function wakep(m: Mem): void {
  *  nobody spins. p >= 0: owner P only; p < 0: any thread. */
 export function ready(m: Mem, p: number, g: number, next: number): void {
   const i32 = m.i32;
-  const from = Atomics.load(m.i32, gWord(m, g) + G_STATUS_W); // pairs with the status store in gSetStatus
+  const sw = gWord(m, g) + G_STATUS_W; // before reading m.i32: gWord may replace the views
+  const from = Atomics.load(m.i32, sw); // pairs with the status store in gSetStatus
   gSetStatus(m, g, from, G_RUNNABLE);
   if (p >= 0) {
     m.f64[pCounters(p) + SPAWNED] += 1; // plain: owner counter
@@ -173,9 +176,10 @@ function workVisible(m: Mem): boolean {
 }
 
 /** Go's stopm after findRunnable found nothing: under sched.lock take global work if any (p
- *  kept; returns the G, running, counted as a global hit), else put p and m on the idle lists together; then a spinner
- *  stops spinning and rechecks every queue. Returns a G, Stop.Retry (m took an idle P back:
- *  acquireP) or Stop.Sleep (sleep on M_PARK, then acquireP). M mi holding P p only. */
+ *  kept; the G is returned running, counted as a global hit), else put p and m on the idle
+ *  lists together; then a spinner stops spinning and rechecks every queue. Returns a G,
+ *  Stop.Retry (m took an idle P back: acquireP) or Stop.Sleep (sleep on M_PARK, then
+ *  acquireP). M mi holding P p only. */
 export function stopM(m: Mem, p: number, mi: number): number {
   const i32 = m.i32;
   schedLock(m);
