@@ -17,7 +17,7 @@
 //   +--------+--------+--------+---------+------------+-----+-----+-------+-----------------+
 //
 // Everything left of `brk` is fixed at init(); right of it, chunks are bump-allocated under
-// the heap lock and memory grows as needed (docs/DESIGN.md, "Growing memory").
+// the heap lock and memory grows as needed (docs/DESIGN.md, "Free Gs" and "Value blocks").
 
 export const LINE = 128;
 export const PAGE = 65536;
@@ -28,7 +28,7 @@ export const LAYOUT_VERSION = 1;
 
 // The Wasm module's own static data must end below this address; the core checks
 // __heap_base against it at init. Instantiation rewrites static data (see DESIGN.md,
-// "Instantiating on shared memory"), so no shared state lives below it.
+// "Memory layout", rule 1), so no shared state lives below it.
 export const LAYOUT_BASE = 65536;
 
 // Go's constants (reference: runtime2.go, proc.go).
@@ -64,7 +64,7 @@ export const FLAG_GLOBAL_ONLY = 8; // every put goes to the global queue (benchm
 export const FLAG_DEBUG = 16; // check G state transitions; an illegal one aborts
 
 // ---------------------------------------------------------------------------------------
-// Header: one line at LAYOUT_BASE. Written by init(), then read-only except H_GCAP/H_BRK.
+// Header: one line at LAYOUT_BASE. Written by init(), then read-only except H_GCAP, H_BRK and H_MEMBYTES.
 //
 //   +0 magic  +4 version  +8 nprocs  +12 maxMs  +16 gcap  +20 gmax  +24 brk  +28 flags
 //   +32 stealThreshold  +36 ncoprimes  +40 pBase  +44 mBase  +48 memBytes
