@@ -40,7 +40,7 @@ function legalTransition(from: u32, to: u32): bool {
 export function gSetStatus(g: u32, from: u32, to: u32): void {
   let gp = gAddr(g);
   if ((flags() & FLAG_DEBUG) == 0) {
-    atomic.store<u32>(gp, to, G_STATUS); // pairs with status loads (ready, the runtime, debug CAS)
+    store<u32>(gp, to, G_STATUS); // plain: the run-queue or join atomic that hands g over publishes it
     return;
   }
   let legal = legalTransition(from, to);
