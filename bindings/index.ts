@@ -1,10 +1,11 @@
 // stealwork: Go's G-P-M work-stealing scheduler for JavaScript. Re-exports only.
 export { Scheduler } from './runtime/scheduler.js';
-export type { TaskFunction, TaskName, TaskArgs, TaskResult } from './runtime/scheduler.js';
+export type { TaskFunction, TaskName, TaskArgs, TaskResult, ScheduleWith } from './runtime/scheduler.js';
+export type { SpawnOptions } from './runtime/engine.js';
 export type { SchedulerOptions, VictimOrder } from './runtime/options.js';
 export type { SchedulerStats, PStats, MStats } from './runtime/stats.js';
 export { Task, JoinRequest } from './runtime/task.js';
 export { TaskContext } from './runtime/context.js';
-export { StealworkError, WorkerCrashedError } from './runtime/errors.js';
+export { StealworkError, WorkerCrashedError, AbortError } from './runtime/errors.js';
 export type { ErrorCode } from './runtime/errors.js';
 export type { Backend } from './core/core.js';

@@ -89,6 +89,8 @@ const PINNED: Record<string, number> = {
   S_RT: 66560,
   S_RT_STOP: 66560,
   S_RT_SHARES: 66564,
+  S_RT_CANCEL: 66568,
+  CANCEL_TOKENS: 65536,
 
   COPRIMES: 66688,
   GDIR: 67712,
@@ -178,6 +180,7 @@ const PINNED: Record<string, number> = {
   JOIN_ERROR: 0x40000,
   JOIN_PARENT: 0x80000,
   GF_CONT: 0x100,
+  G_TOKEN_SHIFT: 16,
 
   TAG_UNDEFINED: 0,
   TAG_NULL: 1,

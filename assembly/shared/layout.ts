@@ -132,6 +132,8 @@ export const S_DUMMY = SCHED + 6 * LINE;
 export const S_RT = SCHED + 7 * LINE;
 export const S_RT_STOP = S_RT + 0; // 1 once close() has drained: Ms exit their loops
 export const S_RT_SHARES = S_RT + 4; // SharedArrayBuffers registered so far (bumped before each broadcast)
+export const S_RT_CANCEL = S_RT + 8; // address of CANCEL_TOKENS flag bytes (1: that token's tasks are cancelled)
+export const CANCEL_TOKENS = 65536; // cancellation tokens; a G carries one in the high half of G_PRIO
 
 // ---------------------------------------------------------------------------------------
 // Steal order: the coprimes of nprocs (randomOrder.reset), up to MAX_PROCS u32 words.
@@ -237,7 +239,7 @@ export const G_PENDING = 16; // children still running, for a join continuation
 export const G_ARGC = 20;
 export const G_INDEX = 24; // this G's argument slot in its parent
 export const G_JOIN = 28; // join word: JOIN_* bits | waiter M index + 1 in the low 16 bits
-export const G_PRIO = 32; // u8 priority, u8 flags, u16 home M + 1 (for async resumption)
+export const G_PRIO = 32; // u8 priority, u8 flags (GF_*), u16 cancellation token (0: none)
 export const G_RESULT_TAG = 36;
 export const G_RESULT = 40; // f64
 export const G_ARG_TAGS = 48; // 8 x u8
@@ -256,6 +258,7 @@ export const JOIN_PARENT = 0x80000; // G_PARENT/G_INDEX are set: deliver the res
 
 // Flags byte of G_PRIO (bits 8..15 of the word).
 export const GF_CONT = 0x100; // a join continuation: its arguments are its children's results
+export const G_TOKEN_SHIFT = 16; // G_PRIO >>> 16: the cancellation token inherited from the root
 
 // Value tags (G_RESULT_TAG, G_ARG_TAGS).
 export const TAG_UNDEFINED = 0;

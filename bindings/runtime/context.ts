@@ -2,11 +2,19 @@
 
 import type { Task, JoinRequest } from './task.js';
 import { macrotask } from './platform.js';
+import { AbortError } from './errors.js';
+
+/** What a task's signal aborts with: the tree was cancelled from its root. */
+export function cancelReason(): AbortError {
+  return new AbortError('the task was cancelled (its root task\'s signal aborted or timed out)', undefined);
+}
 
 /** What an M offers its running tasks; implemented by bindings/runtime/m.ts. */
 export interface ContextHost {
   spawnFrom(ctx: TaskContext, name: string, args: unknown[]): Task<unknown>;
   joinFrom(ctx: TaskContext, name: string, tasks: unknown[]): JoinRequest;
+  isCancelled(token: number): boolean;
+  watchCancel(token: number, controller: AbortController): void;
   readonly mid: number;
 }
 
@@ -18,11 +26,36 @@ export class TaskContext {
   /** @internal the G this context belongs to */ readonly g: number;
   /** @internal Tasks spawned by this task, to detach the ones never awaited or joined. */
   children: Task<unknown>[] | null = null;
+  /** @internal the cancellation token this task inherited (0: none) */ readonly token: number;
+  /** @internal */ controller: AbortController | null = null;
 
   /** @internal */
-  constructor(host: ContextHost, g: number) {
+  constructor(host: ContextHost, g: number, token: number) {
     this.host = host;
     this.g = g;
+    this.token = token;
+  }
+
+  /**
+   * True once this task's tree was cancelled (its root's signal aborted or timed out). A load
+   * of one shared byte: a synchronous task can poll it in its loop.
+   */
+  get cancelled(): boolean {
+    return this.token !== 0 && this.host.isCancelled(this.token);
+  }
+
+  /**
+   * An AbortSignal that aborts when this task's tree is cancelled: pass it to fetch, timers,
+   * streams. It aborts at this thread's next turn of its event loop (an awaiting task gets it at
+   * once); `ctx.cancelled` is immediate.
+   */
+  get signal(): AbortSignal {
+    if (this.controller === null) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(cancelReason());
+      else if (this.token !== 0) this.host.watchCancel(this.token, this.controller);
+    }
+    return this.controller.signal;
   }
 
   /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen). */

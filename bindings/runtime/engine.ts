@@ -7,10 +7,11 @@
 import {
   G_JOIN, H_MBASE, HEADER, M_PARK, M_SIZE, MR_FINISHED, MR_SPAWNED, P_SIZE, PS,
   FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT, ORDER_ROUND_ROBIN, ORDER_RANDOM,
-  G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE,
+  G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT,
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, type Core } from '../core/index.js';
-import { StealworkError, WorkerCrashedError, closedError, unknownTaskError } from './errors.js';
+import { AbortError, StealworkError, WorkerCrashedError, closedError, unknownTaskError } from './errors.js';
+import { CancelTokens } from './cancel.js';
 import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
 import { now, platformProblem, startThread, type ThreadHandle } from './platform.js';
@@ -26,6 +27,15 @@ interface Deferred {
   task: Task<unknown>;
   id: number;
   args: unknown[];
+  token: number;
+}
+
+/** Per-spawn options of root tasks (sched.with(...)). */
+export interface SpawnOptions {
+  /** Aborting it cancels the task and every task it spawns. */
+  signal?: AbortSignal;
+  /** Cancel after this many ms. */
+  timeout?: number;
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
@@ -59,6 +69,9 @@ export class Engine implements TaskOwner {
   private readonly mAddr0: number;
   private readonly exits: Array<Promise<void>> = [];
   private readonly stopTimers: Array<() => void> = [];
+  /** Cancellation tokens (made on first use) and the clean-ups of cancellable root tasks. */
+  private tokens: CancelTokens | null = null;
+  private readonly cleanups = new Map<Task<unknown>, () => void>();
   /** Shared buffers every worker has acknowledged (ids below this), and the delivery in flight. */
   private sharesAcked = 0;
   private sharesDelivered: Promise<void> = Promise.resolve();
@@ -146,6 +159,12 @@ export class Engine implements TaskOwner {
     names.forEach((n, i) => this.ids.set(n, i));
   }
 
+  /** Releases a root task's cancellation token and listeners, once its G is back. */
+  private cleanup(t: Task<unknown>): void {
+    const f = this.cleanups.get(t);
+    if (f !== undefined) { this.cleanups.delete(t); f(); }
+  }
+
   /** Rejects every root Task still pending or deferred. */
   private failAll(err: Error): void {
     for (const t of this.pending) if (t !== undefined) t.settle(false, err);
@@ -167,22 +186,59 @@ export class Engine implements TaskOwner {
    * the event loop go to the global queue together, with one lock and one wakep, at the next
    * microtask (DESIGN.md "Root tasks").
    */
-  spawn(name: string, args: unknown[]): Task<unknown> {
+  spawn(name: string, args: unknown[], opts: SpawnOptions | null = null): Task<unknown> {
     const t = new Task(this, 0, 0, String(name));
     if (this.closed || this.closing) { t.settle(false, closedError(`spawn('${name}')`)); return t; }
     if (this.failure !== null) { t.settle(false, this.failure); return t; }
     const id = this.ids.get(name);
     if (id === undefined) { t.settle(false, unknownTaskError(name, this.names)); return t; }
-    this.submit(t, id, args);
+    let token = 0;
+    if (opts !== null) {
+      token = this.cancellable(t, opts);
+      if (t.state !== 0) return t; // already aborted
+    }
+    this.submit(t, id, args, token);
     return t;
   }
 
-  private submit(t: Task<unknown>, id: number, args: unknown[]): void {
+  /**
+   * Gives task t a cancellation token wired to opts.signal and opts.timeout: on abort the
+   * token's flag is set, the workers are told (for ctx.signal), and t rejects at once.
+   */
+  private cancellable(t: Task<unknown>, opts: SpawnOptions): number {
+    const { signal, timeout } = opts;
+    if (signal !== undefined && signal.aborted) {
+      t.settle(false, new AbortError(`task '${t.name}' was aborted before it started`, signal.reason));
+      return 0;
+    }
+    if (this.tokens === null) this.tokens = new CancelTokens(this.views, this.core);
+    const token = this.tokens.take();
+    if (token === 0) return 0; // every token in use: the task runs uncancellable
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const abort = (reason: unknown, message: string): void => {
+      this.tokens!.cancel(token);
+      for (const th of this.threads) th.post({ type: 'stealwork:cancel', token });
+      t.settle(false, new AbortError(message, reason));
+    };
+    const onAbort = (): void => abort(signal!.reason, `task '${t.name}' was aborted`);
+    if (signal !== undefined) signal.addEventListener('abort', onAbort, { once: true });
+    if (timeout !== undefined) {
+      timer = setTimeout(() => abort(new Error(`timed out after ${timeout} ms`), `task '${t.name}' timed out after ${timeout} ms`), timeout);
+    }
+    this.cleanups.set(t, () => {
+      if (signal !== undefined) signal.removeEventListener('abort', onAbort);
+      clearTimeout(timer);
+      this.tokens!.release(token);
+    });
+    return token;
+  }
+
+  private submit(t: Task<unknown>, id: number, args: unknown[], token: number): void {
     const core = this.core;
     const g = core.gfGet(-1);
     if (g === 0) {
       // Backpressure: the table is at maxTasks; wait until results free some Gs.
-      this.deferred.push({ task: t, id, args });
+      this.deferred.push({ task: t, id, args, token });
       this.pump();
       return;
     }
@@ -192,9 +248,11 @@ export class Engine implements TaskOwner {
       this.gs.init(g, a, id, args, t.name);
     } catch (e) {
       core.gfPut(-1, g);
+      this.cleanup(t);
       t.settle(false, e);
       return;
     }
+    if (token !== 0) this.views.u32[(a + G_PRIO) >>> 2] = token << G_TOKEN_SHIFT; // the tree inherits it
     Atomics.store(this.views.i32, (a + G_JOIN) >>> 2, 1); // waiter: M0 (index 0 + 1)
     (t as { g: number }).g = g;
     (t as { gen: number }).gen = this.gs.gen(a);
@@ -293,7 +351,7 @@ export class Engine implements TaskOwner {
           this.gs.takeResult(a, out);
           this.core.gfPut(-1, g);
           this.views.f64[(this.mAddr0 + MR_FINISHED) >>> 3] = ++this.finished;
-          if (t !== undefined) t.settle(out.ok, out.value);
+          if (t !== undefined) { if (this.cleanups.size !== 0) this.cleanup(t); t.settle(out.ok, out.value); }
           out.value = undefined;
           g = next;
         }
@@ -307,7 +365,11 @@ export class Engine implements TaskOwner {
   private retryDeferred(): void {
     const list = this.deferred;
     this.deferred = [];
-    for (let i = 0; i < list.length; i++) this.submit(list[i].task, list[i].id, list[i].args);
+    for (let i = 0; i < list.length; i++) {
+      const d = list[i];
+      if (d.task.state !== 0) { this.cleanup(d.task); continue; } // aborted while waiting
+      this.submit(d.task, d.id, d.args, d.token);
+    }
   }
 
   /** Prints Go's SCHED lines every opts.schedtrace ms until close (the timer never keeps the

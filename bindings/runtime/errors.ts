@@ -10,7 +10,8 @@ export type ErrorCode =
   | 'ERR_WORKER_START'    // a worker could not start
   | 'ERR_WORKER_CRASHED'  // a worker died outside a task
   | 'ERR_TABLE_FULL'      // a spawn inside a task found the G table at maxTasks
-  | 'ERR_PLATFORM';       // the runtime lacks what the scheduler needs
+  | 'ERR_PLATFORM'        // the runtime lacks what the scheduler needs
+  | 'ERR_ABORTED';        // the task was cancelled by its signal or timeout
 
 /** The one error class for failures of the scheduler (not of a task). */
 export class StealworkError extends Error {
@@ -27,6 +28,16 @@ export class WorkerCrashedError extends StealworkError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('ERR_WORKER_CRASHED', message, options);
     this.name = 'WorkerCrashedError';
+  }
+}
+
+/** A task cancelled by its AbortSignal or timeout; `reason` is the signal's reason. */
+export class AbortError extends StealworkError {
+  readonly reason: unknown;
+  constructor(message: string, reason: unknown) {
+    super('ERR_ABORTED', message, { cause: reason });
+    this.name = 'AbortError';
+    this.reason = reason;
   }
 }
 

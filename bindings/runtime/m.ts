@@ -8,11 +8,12 @@
 
 import {
   G_DEAD, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS, P_SIZE,
-  P_STEAL_VICTIM, P_STEAL_N, P_M, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
+  P_STEAL_VICTIM, P_STEAL_N, P_M, G_PRIO, G_TOKEN_SHIFT, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
   M_INBOX, M_PARK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
-import { TaskContext, type ContextHost } from './context.js';
+import { TaskContext, cancelReason, type ContextHost } from './context.js';
+import { isCancelled } from './cancel.js';
 import { unknownTaskError, tableFullError } from './errors.js';
 import { GSlots } from './gslots.js';
 import { macrotask, now } from './platform.js';
@@ -73,6 +74,8 @@ export class M implements TaskOwner, ContextHost {
   /** The event trace of this M, when tracing is on; the time of the last task start. */
   private readonly trace: TraceWriter | null;
   private traceTime = 0;
+  /** Signals of this M's tasks, by cancellation token (only those a task asked for). */
+  private readonly watched = new Map<number, Set<AbortController>>();
   /** Shared buffers received so far; set by the worker's message handler. */
   sharesSeen = 0;
   private readonly out = { ok: true, value: undefined as unknown };
@@ -192,9 +195,16 @@ export class M implements TaskOwner, ContextHost {
     const a = gs.addr(g);
     const fn = this.fns[gs.fn(a)];
     const argc = gs.argc(a);
-    const ctx = new TaskContext(this, g);
+    const flags = gs.flags(a);
+    const ctx = new TaskContext(this, g, flags >>> G_TOKEN_SHIFT);
     this.views.u32[(this.mAddr + MR_CURG) >>> 2] = g;
-    if ((gs.flags(a) & GF_CONT) !== 0 && gs.hasErrorArg(a, argc)) {
+    if (ctx.token !== 0 && isCancelled(this.views, ctx.token)) {
+      // Cancelled before it started: it never runs (DESIGN.md "Cancellation").
+      gs.takeArgs(a, []);
+      this.finish(g, a, ctx, cancelReason(), true, G_RUNNING);
+      return;
+    }
+    if ((flags & GF_CONT) !== 0 && gs.hasErrorArg(a, argc)) {
       // A join child failed: the continuation fails with the first error instead of running.
       const args: unknown[] = [];
       const failed = gs.takeArgs(a, args);
@@ -295,6 +305,7 @@ export class M implements TaskOwner, ContextHost {
   private finish(g: number, a: number, ctx: TaskContext, value: unknown, isError: boolean, from: number): void {
     const gs = this.gs;
     if (ctx.children !== null) this.detach(ctx);
+    if (ctx.controller !== null) this.unwatch(ctx);
     const name = this.names[gs.fn(a)];
     if (gs.joinWord(a) & JOIN_PARENT) {
       // Already linked to a join continuation, which nobody else can await or detach: write
@@ -327,10 +338,16 @@ export class M implements TaskOwner, ContextHost {
     this.views.f64[(this.mAddr + MR_FINISHED) >>> 3] = ++this.finished;
   }
 
+  private unwatch(ctx: TaskContext): void {
+    const set = this.watched.get(ctx.token);
+    if (set !== undefined) { set.delete(ctx.controller!); if (set.size === 0) this.watched.delete(ctx.token); }
+  }
+
   /** Turns g into a join continuation over req.tasks; the last child to finish readies it. */
   private join(g: number, a: number, ctx: TaskContext, req: JoinRequest, from: number): void {
     const gs = this.gs;
     if (ctx.children !== null) this.detach(ctx);
+    if (ctx.controller !== null) this.unwatch(ctx);
     if (from === G_RUNNING) this.setStatus(g, a, G_RUNNING, G_WAITING);
     const tasks = req.tasks;
     const n = tasks.length;
@@ -432,6 +449,7 @@ export class M implements TaskOwner, ContextHost {
       core.gfPut(this.p, g);
       throw e;
     }
+    if (ctx.token !== 0) this.views.u32[(a + G_PRIO) >>> 2] = ctx.token << G_TOKEN_SHIFT; // children inherit the token
     const t = new Task(this, g, this.gs.gen(a), name);
     if (this.trace !== null) this.trace.emit(this.traceTime, EV_SPAWN, g, ctx.g, 0);
     if (ctx === this.running) this.kids[this.kidsTop++] = t;
@@ -440,6 +458,25 @@ export class M implements TaskOwner, ContextHost {
     this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
     core.ready(this.p, g, 1);
     return t;
+  }
+
+  isCancelled(token: number): boolean {
+    return isCancelled(this.views, token);
+  }
+
+  /** Aborts `controller` when the main thread announces that `token` was cancelled. */
+  watchCancel(token: number, controller: AbortController): void {
+    let set = this.watched.get(token);
+    if (set === undefined) { set = new Set(); this.watched.set(token, set); }
+    set.add(controller);
+  }
+
+  /** The main thread cancelled `token`: abort the signals of this M's tasks that carry it. */
+  cancelToken(token: number): void {
+    const set = this.watched.get(token);
+    if (set === undefined) return;
+    this.watched.delete(token);
+    for (const c of set) c.abort(cancelReason());
   }
 
   joinFrom(_ctx: TaskContext, name: string, tasks: unknown[]): JoinRequest {

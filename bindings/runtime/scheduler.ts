@@ -1,7 +1,7 @@
 // The public face: a thin class over the private Engine. Methods that do work asynchronously
 // reject rather than throw; options are checked eagerly (TypeError/RangeError naming the option).
 
-import { Engine } from './engine.js';
+import { Engine, type SpawnOptions } from './engine.js';
 import { resolveOptions, type SchedulerOptions } from './options.js';
 import type { SchedulerStats } from './stats.js';
 import type { Task, JoinRequest } from './task.js';
@@ -22,6 +22,26 @@ export type TaskResult<Mod, K extends keyof Mod> = Mod[K] extends (...args: any[
   : never;
 
 type AnyModule = Record<string, TaskFunction>;
+
+/** `sched.with(options)`: spawn and run with per-task options. */
+export interface ScheduleWith<Mod> {
+  spawn<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Task<TaskResult<Mod, K>>;
+  run<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Promise<TaskResult<Mod, K>>;
+}
+
+function checkSpawnOptions(o: unknown): SpawnOptions {
+  if (o === null || typeof o !== 'object') throw new TypeError('with: options must be an object');
+  const { signal, timeout, ...rest } = o as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length) throw new TypeError(`with: options.${extra[0]} is not an option; known options: signal, timeout`);
+  if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof (signal as AbortSignal).addEventListener !== 'function' || typeof (signal as AbortSignal).aborted !== 'boolean')) {
+    throw new TypeError('with: options.signal must be an AbortSignal');
+  }
+  if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout))) {
+    throw new RangeError(`with: options.timeout must be a positive number of ms, got ${String(timeout)}`);
+  }
+  return { signal: signal as AbortSignal | undefined, timeout: timeout as number | undefined };
+}
 
 /**
  * A work-stealing scheduler: `procs` Ps, one worker thread (M) each, run queues in shared
@@ -63,6 +83,21 @@ export class Scheduler<Mod = AnyModule> {
   /** Spawns a root task and resolves with its result. */
   run<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Promise<TaskResult<Mod, K>> {
     return this.#engine.spawn(name, args).result() as Promise<TaskResult<Mod, K>>;
+  }
+
+  /**
+   * Spawning with options: `sched.with({ signal, timeout }).run('fib', 30)`. Aborting the signal
+   * (or the timeout firing) cancels the task and every task it spawns: one not yet started never
+   * runs, a running one sees `ctx.cancelled` / `ctx.signal`, and the Task rejects at once with an
+   * AbortError (code ERR_ABORTED) whose `reason` is the signal's.
+   */
+  with(options: SpawnOptions): ScheduleWith<Mod> {
+    const opts = checkSpawnOptions(options);
+    const engine = this.#engine;
+    return {
+      spawn: (name, ...args) => engine.spawn(name, args, opts) as never,
+      run: (name, ...args) => engine.spawn(name, args, opts).result() as never,
+    };
   }
 
   /** A snapshot of the counters per P, per thread and for the scheduler. */

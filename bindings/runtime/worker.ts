@@ -46,8 +46,12 @@ const shared = new SharedRegistry(false);
 let current: M | null = null;
 let seen = 0;
 channel.onMessage((raw) => {
-  const msg = raw as InitMessage | ShareMessage;
+  const msg = raw as InitMessage | ShareMessage | { type: 'stealwork:cancel'; token: number };
   if (msg === null || typeof msg !== 'object') return;
+  if (msg.type === 'stealwork:cancel') {
+    current?.cancelToken(msg.token);
+    return;
+  }
   if (msg.type === 'stealwork:share') {
     let last = -1;
     for (const s of msg.shares) { shared.add(s.id, s.buffer); last = s.id; }

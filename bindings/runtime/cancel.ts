@@ -1,0 +1,60 @@
+// Cancellation without killing threads (DESIGN.md "Cancellation").
+//
+// A root task spawned with a signal (or a timeout) gets a token: an index into CANCEL_TOKENS flag
+// bytes in shared memory. The token rides in its G (the high half of G_PRIO) and every task it
+// spawns inherits it, so one byte cancels the whole tree. Aborting sets the byte:
+// - a G not yet started never runs: the M that picks it finishes it with an AbortError at once;
+// - a running task sees `ctx.cancelled` (a load of the byte) turn true at once, and its
+//   `ctx.signal` aborts when its thread next turns its event loop (a 'stealwork:cancel' message);
+// - the root Task rejects at once with an AbortError carrying the signal's reason.
+// Tokens are recycled first-in first-out, so a token is reused only after 65,535 others.
+
+import { CANCEL_TOKENS, S_RT_CANCEL } from '../../assembly/shared/layout.js';
+import type { Views } from './values.js';
+
+/** Main thread: hands out tokens and sets their flags. */
+export class CancelTokens {
+  private readonly views: Views;
+  private readonly base: number;
+  private readonly free: number[] = [];
+  private next = 1;
+
+  constructor(views: Views, heap: { heapAlloc(n: number): number }) {
+    this.views = views;
+    const base = heap.heapAlloc(CANCEL_TOKENS);
+    if (base === 0) throw new RangeError('cancellation: no shared memory for the token flags');
+    views.refresh();
+    views.u8.fill(0, base, base + CANCEL_TOKENS);
+    Atomics.store(views.u32, S_RT_CANCEL >>> 2, base); // read by every M at start
+    this.base = base;
+  }
+
+  /** A fresh token (its flag clear), or 0 when all are in use. */
+  take(): number {
+    let t: number;
+    if (this.next < CANCEL_TOKENS) t = this.next++;
+    else if (this.free.length !== 0) t = this.free.shift()!;
+    else return 0;
+    Atomics.store(this.views.u8, this.base + t, 0);
+    return t;
+  }
+
+  /** Marks every task carrying token t cancelled. */
+  cancel(t: number): void {
+    Atomics.store(this.views.u8, this.base + t, 1); // pairs with isCancelled's load on the Ms
+  }
+
+  /** Returns a token once its root task has settled. */
+  release(t: number): void {
+    this.free.push(t);
+  }
+}
+
+/** Any thread: is token t cancelled? */
+export function isCancelled(views: Views, t: number): boolean {
+  if (t === 0) return false;
+  const base = views.u32[S_RT_CANCEL >>> 2];
+  if (base + t >= views.end) views.refresh(); // the flags may lie in memory grown since
+  return Atomics.load(views.u8, base + t) !== 0; // pairs with CancelTokens.cancel
+}
+

@@ -1,0 +1,83 @@
+// Cancellation without killing threads: a queued task that is aborted never starts, a running
+// one sees ctx.cancelled / ctx.signal, its children are cancelled with it, and the Task rejects
+// with an AbortError carrying the reason. Both backends.
+import { describe, it, expect, afterAll } from 'vitest';
+import { Scheduler, AbortError } from '../dist/bindings/index.js';
+
+const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);
+const open: Array<{ close(o?: { force?: boolean }): Promise<void> }> = [];
+afterAll(async () => { await Promise.all(open.map((s) => s.close({ force: true }))); });
+
+function within<T>(p: PromiseLike<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  return Promise.race([
+    Promise.resolve(p).finally(() => clearTimeout(timer)),
+    new Promise<never>((_, rej) => { timer = setTimeout(() => rej(new Error(`hang: ${what} did not finish within ${ms} ms`)), ms); }),
+  ]);
+}
+
+describe.each(['wasm', 'js'] as const)('cancellation (%s backend)', (backend) => {
+  it('a queued task that is aborted never starts; the promise rejects with the reason', async () => {
+    const s = await Scheduler.start({ tasks, procs: 1, backend });
+    open.push(s);
+    const sab = new SharedArrayBuffer(16);
+    const blocker = s.run('markAndSpin', sab, 0, 150); // holds the only P
+    await new Promise((r) => setTimeout(r, 30));
+    const ac = new AbortController();
+    const queued = s.with({ signal: ac.signal }).run('markAndSpin', sab, 1, 0).catch((e: unknown) => e);
+    ac.abort(new Error('changed my mind'));
+    const e = await within(queued, 5000, 'aborted task') as AbortError;
+    expect(e).toBeInstanceOf(AbortError);
+    expect(e.code).toBe('ERR_ABORTED');
+    expect((e.reason as Error).message).toBe('changed my mind');
+    await within(blocker, 5000, 'blocker');
+    await within(s.close(), 5000, 'close');
+    expect(new Int32Array(sab)[1]).toBe(0); // never started
+    expect(new Int32Array(sab)[0]).toBe(1);
+    const st = s.stats();
+    expect(st.sched.gfreeGlobal + st.procs.reduce((a, p) => a + p.gfreecnt, 0)).toBe(st.sched.gcap - 1); // its G was freed
+  });
+
+  it('an already aborted signal rejects at once; a timeout cancels', async () => {
+    const s = await Scheduler.start({ tasks, procs: 1, backend });
+    open.push(s);
+    const e1 = await s.with({ signal: AbortSignal.abort('nope') }).run('add1', 1).catch((e: unknown) => e) as AbortError;
+    expect(e1.code).toBe('ERR_ABORTED');
+    expect(e1.reason).toBe('nope');
+    const e2 = await within(s.with({ timeout: 20 }).run('waitCancel', 5000).catch((e: unknown) => e), 5000, 'timeout') as AbortError;
+    expect(e2.code).toBe('ERR_ABORTED');
+    expect(e2.message).toMatch(/timed out after 20 ms/);
+    expect(() => s.with({ timeout: -1 })).toThrow(RangeError);
+    expect(() => s.with({ signal: 42 } as never)).toThrow(TypeError);
+    await within(s.close(), 5000, 'close');
+  });
+
+  it('a running task sees ctx.signal abort; its children see ctx.cancelled', async () => {
+    const s = await Scheduler.start({ tasks, procs: 2, backend });
+    open.push(s);
+    const ac = new AbortController();
+    const sab = new SharedArrayBuffer(8);
+    const running = s.with({ signal: ac.signal }).spawn('onSignal', sab, 5000);
+    const tree = s.with({ signal: ac.signal }).spawn('cancelTree', sab, 6);
+    await new Promise((r) => setTimeout(r, 50));
+    ac.abort();
+    expect(((await running.result().catch((e: unknown) => e)) as AbortError).code).toBe('ERR_ABORTED');
+    expect(((await tree.result().catch((e: unknown) => e)) as AbortError).code).toBe('ERR_ABORTED');
+    // The tasks themselves go on to their checkpoints; close waits for them.
+    await within(s.close(), 10000, 'close after cancel');
+    expect(new Int32Array(sab)[0]).toBe(6); // every child saw ctx.cancelled
+    expect(new Int32Array(sab)[1]).toBe(1); // the running task's ctx.signal aborted
+  });
+
+  it('tasks without a signal are not affected by another tree\'s cancellation', async () => {
+    const s = await Scheduler.start({ tasks, procs: 2, backend });
+    open.push(s);
+    const ac = new AbortController();
+    const cancelled = s.with({ signal: ac.signal }).run('waitCancel', 3000).catch((e: unknown) => e);
+    const free = s.run('waitCancel', 100);
+    ac.abort();
+    expect(((await cancelled) as AbortError).code).toBe('ERR_ABORTED');
+    expect(await within(free, 5000, 'unrelated task')).toBe('timeout');
+    await within(s.close(), 5000, 'close');
+  });
+});
