@@ -382,7 +382,7 @@ describe('layout structure', () => {
     const named = new Set(G_FIELDS.map((f) => f[0]));
     const gOffsets = Object.keys(PINNED).filter(
       (k) => k.startsWith('G_') && !['G_SIZE', 'G_INLINE_ARGS', 'G_CHUNK', 'G_CHUNK_SHIFT', 'G_CHUNK_MASK',
-        'G_IDLE', 'G_RUNNABLE', 'G_RUNNING', 'G_WAITING', 'G_DEAD'].includes(k),
+        'G_IDLE', 'G_RUNNABLE', 'G_RUNNING', 'G_WAITING', 'G_DEAD', 'G_TOKEN_SHIFT'].includes(k),
     );
     expect(gOffsets.filter((k) => !named.has(k))).toEqual([]);
   });
