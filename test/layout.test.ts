@@ -150,6 +150,10 @@ const PINNED: Record<string, number> = {
   MR_TRACE_BUF: 288,
   MR_TRACE_CAP: 292,
   MR_TRACE_POS: 296,
+  MR_IDLE_MS: 304,
+  MR_YIELDS: 312,
+  MR_HIST: 320,
+  MR_T0: 328,
   M_SIZE: 384,
   PARK_P: 1,
   PARK_INBOX: 2,
@@ -171,7 +175,8 @@ const PINNED: Record<string, number> = {
   G_SPILL: 56,
   G_GEN: 60,
   G_ARGS: 64,
-  G_INLINE_ARGS: 8,
+  G_INLINE_ARGS: 7,
+  G_SPAWN_TIME: 120,
   G_SIZE: 128,
 
   JOIN_WAITER_MASK: 0xffff,
@@ -211,10 +216,11 @@ const G_FIELDS: Array<[string, number, number, boolean]> = [
   ['G_PRIO', L.G_PRIO, 4, false],
   ['G_RESULT_TAG', L.G_RESULT_TAG, 4, false],
   ['G_RESULT', L.G_RESULT, 8, true],
-  ['G_ARG_TAGS', L.G_ARG_TAGS, L.G_INLINE_ARGS, false],
+  ['G_ARG_TAGS', L.G_ARG_TAGS, 8, false], // G_INLINE_ARGS tags and a spare byte
   ['G_SPILL', L.G_SPILL, 4, false],
   ['G_GEN', L.G_GEN, 4, false],
   ['G_ARGS', L.G_ARGS, 8 * L.G_INLINE_ARGS, true],
+  ['G_SPAWN_TIME', L.G_SPAWN_TIME, 8, true],
 ];
 
 /** Every PC_* counter offset, and every SC_* one. */

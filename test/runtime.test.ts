@@ -104,7 +104,7 @@ describe.each(['wasm', 'js'] as const)('runtime (%s backend)', (backend) => {
     expect(await s.run('sum', ...big)).toBe(66);
     await s.close();
     const st = s.stats();
-    expect(st.sched.heapAllocs).toBe(st.sched.heapFrees);
+    expect(st.sched.heapLiveBlocks).toBe(0);
   });
 
   it('errors reach the awaiter with name, message and stack', async () => {
@@ -179,5 +179,5 @@ function expectConserved(st: { threads: Array<{ id: number; spawned: number; fin
   expect(st.threads[0].finished).toBe(st.threads[0].spawned);
   const free = st.sched.gfreeGlobal + st.procs.reduce((a, p) => a + p.gfreecnt, 0);
   expect(free).toBe(st.sched.gcap - 1);
-  expect(st.sched.heapAllocs).toBe(st.sched.heapFrees);
+  expect(st.sched.heapLiveBlocks).toBe(0);
 }

@@ -47,6 +47,28 @@ describe.each(['wasm', 'js'] as const)('trace (%s backend)', (backend) => {
 });
 
 describe('stats', () => {
+  it('latency histograms: sampled queueing delay and run time, ordered percentiles', async () => {
+    const s = await Scheduler.start({ tasks, procs: 2 });
+    const jobs = [];
+    for (let i = 0; i < 64; i++) jobs.push(s.run('work', 2000)); // 2 ms of work each
+    await Promise.all(jobs);
+    await s.run('fibc', 15);
+    await s.close();
+    const { queue, run } = s.stats().latency;
+    for (const h of [queue, run]) {
+      expect(h.count).toBeGreaterThan(0);
+      expect(h.p50).toBeLessThanOrEqual(h.p90);
+      expect(h.p90).toBeLessThanOrEqual(h.p99);
+      expect(h.p99).toBeLessThanOrEqual(h.max);
+    }
+    // 64 roots of 2 ms on 2 Ps: the slowest sampled root waited behind several others.
+    expect(run.max).toBeGreaterThanOrEqual(2000);
+    expect(queue.max).toBeGreaterThan(2000);
+    const t = s.stats().threads;
+    expect(t[1].uptimeMs).toBeGreaterThan(0);
+    expect(t[1].idleMs).toBeLessThanOrEqual(t[1].uptimeMs);
+  });
+
   it('counters add up when the scheduler is quiet', async () => {
     const s = await Scheduler.start({ tasks, procs: 2 });
     await s.run('fibc', 18);

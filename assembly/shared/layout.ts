@@ -212,6 +212,10 @@ export const MR_BUSY_NS = M_RT + 24; // f64: time spent running tasks (ms, fract
 export const MR_TRACE_BUF = M_RT + 32; // u32: address of this M's trace ring (0: tracing off)
 export const MR_TRACE_CAP = M_RT + 36; // u32: events the ring holds (a power of two)
 export const MR_TRACE_POS = M_RT + 40; // u32: events written so far (owner stores; readers load)
+export const MR_IDLE_MS = M_RT + 48; // f64: time this M spent parked (owner only)
+export const MR_YIELDS = M_RT + 56; // f64: turns this M gave its event loop while holding a P (owner only)
+export const MR_HIST = M_RT + 64; // u32: address of this M's latency histograms (bindings/runtime/latency.ts)
+export const MR_T0 = M_RT + 72; // f64: when this M started (ms since the epoch)
 
 // A trace event: TRACE_EVENT bytes in an M's ring (bindings/runtime/trace.ts).
 //   +0 time (f64, ms since the epoch)  +8 kind  +12 g  +16 a  +20 b  (+24..31 spare)
@@ -230,7 +234,7 @@ export const PARK_MSG = 8; // a message (a shared buffer) waits: take a turn of 
 //
 //   +0 status  +4 fn  +8 schedlink  +12 parent  +16 pending  +20 argc  +24 index  +28 join
 //   +32 prio/flags  +36 resultTag  +40 result(f64)  +48 argTags[8]  +56 spill  +60 gen
-//   +64 args[8] (f64)
+//   +64 args[7] (f64)  +120 spawn time (f64, latency sampling)
 export const G_STATUS = 0; // G_* state; transitions by CAS in debug builds
 export const G_FN = 4; // task function id
 export const G_SCHEDLINK = 8; // next G on a run queue list, free list or inbox
@@ -242,11 +246,12 @@ export const G_JOIN = 28; // join word: JOIN_* bits | waiter M index + 1 in the 
 export const G_PRIO = 32; // u8 priority, u8 flags (GF_*), u16 cancellation token (0: none)
 export const G_RESULT_TAG = 36;
 export const G_RESULT = 40; // f64
-export const G_ARG_TAGS = 48; // 8 x u8
+export const G_ARG_TAGS = 48; // G_INLINE_ARGS x u8 (+1 spare)
 export const G_SPILL = 56; // value-block address holding arguments beyond G_INLINE_ARGS
 export const G_GEN = 60; // generation, bumped by gfPut: a stale handle is detectable
 export const G_ARGS = 64; // G_INLINE_ARGS x f64
-export const G_INLINE_ARGS = 8;
+export const G_INLINE_ARGS = 7;
+export const G_SPAWN_TIME = 120; // f64: when a sampled G was made runnable (ms since the epoch), 0 if not sampled
 export const G_SIZE = 128;
 
 // The join word of a G (G_JOIN).

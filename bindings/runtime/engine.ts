@@ -7,7 +7,7 @@
 import {
   G_JOIN, H_MBASE, HEADER, M_PARK, M_SIZE, MR_FINISHED, MR_SPAWNED, P_SIZE, PS,
   FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT, ORDER_ROUND_ROBIN, ORDER_RANDOM,
-  G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT,
+  G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, type Core } from '../core/index.js';
 import { AbortError, StealworkError, WorkerCrashedError, closedError, unknownTaskError } from './errors.js';
@@ -16,7 +16,8 @@ import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
 import { now, platformProblem, startThread, type ThreadHandle } from './platform.js';
 import { schedtraceLines } from './schedtrace.js';
-import { allocTraceRings, exportTrace } from './trace.js';
+import { allocTraceRings, exportTrace, traceClock } from './trace.js';
+import { allocHistograms, LATENCY_SAMPLE } from './latency.js';
 import { readStats, type SchedulerStats } from './stats.js';
 import { Task, type TaskOwner } from './task.js';
 import { takeInbox } from './inbox.js';
@@ -69,6 +70,10 @@ export class Engine implements TaskOwner {
   private readonly mAddr0: number;
   private readonly exits: Array<Promise<void>> = [];
   private readonly stopTimers: Array<() => void> = [];
+  /** Value blocks the scheduler keeps for itself (histograms, trace rings, cancellation flags). */
+  private reservedBlocks = 0;
+  /** Root spawns counted for latency sampling. */
+  private sampled = 0;
   /** Cancellation tokens (made on first use) and the clean-ups of cancellable root tasks. */
   private tokens: CancelTokens | null = null;
   private readonly cleanups = new Map<Task<unknown>, () => void>();
@@ -109,6 +114,8 @@ export class Engine implements TaskOwner {
     core.init(opts.procs, nms, opts.initialTasks, opts.maxTasks, flags, threshold, opts.seed);
     const e = new Engine(opts, memory, core);
     if (opts.trace) allocTraceRings(e.views, core, nms, opts.traceEvents);
+    allocHistograms(e.views, core, nms);
+    e.reservedBlocks = (nms - 1) * (opts.trace ? 2 : 1);
     try {
       await e.startThreads(module);
     } catch (err) {
@@ -211,7 +218,7 @@ export class Engine implements TaskOwner {
       t.settle(false, new AbortError(`task '${t.name}' was aborted before it started`, signal.reason));
       return 0;
     }
-    if (this.tokens === null) this.tokens = new CancelTokens(this.views, this.core);
+    if (this.tokens === null) { this.tokens = new CancelTokens(this.views, this.core); this.reservedBlocks++; }
     const token = this.tokens.take();
     if (token === 0) return 0; // every token in use: the task runs uncancellable
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -253,6 +260,7 @@ export class Engine implements TaskOwner {
       return;
     }
     if (token !== 0) this.views.u32[(a + G_PRIO) >>> 2] = token << G_TOKEN_SHIFT; // the tree inherits it
+    if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
     Atomics.store(this.views.i32, (a + G_JOIN) >>> 2, 1); // waiter: M0 (index 0 + 1)
     (t as { g: number }).g = g;
     (t as { gen: number }).gen = this.gs.gen(a);
@@ -375,9 +383,11 @@ export class Engine implements TaskOwner {
   /** Prints Go's SCHED lines every opts.schedtrace ms until close (the timer never keeps the
    *  process alive). The first line is SCHED 0ms, as in Go. */
   private startSchedtrace(): void {
-    const t0 = now();
+    let t0 = -1;
     const print = (): void => {
-      for (const line of schedtraceLines(this.stats(), this.views, now() - t0, this.opts.scheddetail)) this.opts.logger(line);
+      const t = now();
+      if (t0 < 0) t0 = t; // Go's first line is SCHED 0ms: the clock starts at the first call
+      for (const line of schedtraceLines(this.stats(), this.views, t - t0, this.opts.scheddetail)) this.opts.logger(line);
     };
     print();
     const timer = setInterval(print, this.opts.schedtrace) as unknown as { unref?: () => void };
@@ -391,7 +401,7 @@ export class Engine implements TaskOwner {
   }
 
   stats(): SchedulerStats {
-    return readStats(this.views, this.opts.procs, this.opts.procs + 1, this.core);
+    return readStats(this.views, this.reservedBlocks, this.opts.procs + 1, this.core);
   }
 
   /** Waits for every task, then stops the Ms. */

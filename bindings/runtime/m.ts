@@ -8,12 +8,13 @@
 
 import {
   G_DEAD, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS, P_SIZE,
-  P_STEAL_VICTIM, P_STEAL_N, P_M, G_PRIO, G_TOKEN_SHIFT, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
+  P_STEAL_VICTIM, P_STEAL_N, P_M, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
   M_INBOX, M_PARK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
 import { TaskContext, cancelReason, type ContextHost } from './context.js';
 import { isCancelled } from './cancel.js';
+import { LATENCY_SAMPLE, LatencyRecorder } from './latency.js';
 import { unknownTaskError, tableFullError } from './errors.js';
 import { GSlots } from './gslots.js';
 import { macrotask, now } from './platform.js';
@@ -74,6 +75,9 @@ export class M implements TaskOwner, ContextHost {
   /** The event trace of this M, when tracing is on; the time of the last task start. */
   private readonly trace: TraceWriter | null;
   private traceTime = 0;
+  /** Latency histograms of this M, and the spawn counter that picks the sampled Gs. */
+  private readonly lat: LatencyRecorder | null;
+  private sampled = 0;
   /** Signals of this M's tasks, by cancellation token (only those a task asked for). */
   private readonly watched = new Map<number, Set<AbortController>>();
   /** Shared buffers received so far; set by the worker's message handler. */
@@ -94,6 +98,9 @@ export class M implements TaskOwner, ContextHost {
     this.parkIdx = (this.mAddr + M_PARK) >>> 2;
     this.inboxIdx = (this.mAddr + M_INBOX) >>> 2;
     this.trace = this.views.u32[(this.mAddr + MR_TRACE_BUF) >>> 2] !== 0 ? new TraceWriter(this.views, this.mAddr) : null;
+    const hist = this.views.u32[(this.mAddr + MR_HIST) >>> 2];
+    this.lat = hist !== 0 ? new LatencyRecorder(this.views, hist) : null;
+    this.views.f64[(this.mAddr + MR_T0) >>> 3] = traceClock();
   }
 
   /** Runs until the scheduler closes. Starts without a P, on the idle list. */
@@ -106,6 +113,7 @@ export class M implements TaskOwner, ContextHost {
         continue;
       }
       const next = this.schedule();
+      if (next !== Next.Sleep) this.views.f64[(this.mAddr + MR_YIELDS) >>> 3]++;
       if (next === Next.Microtasks) await null;
       else if (next === Next.Macrotask) {
         await macrotask();
@@ -155,6 +163,15 @@ export class M implements TaskOwner, ContextHost {
    * Atomics.wait; with async tasks pending, Atomics.waitAsync so their I/O still completes.
    */
   private async sleep(): Promise<void> {
+    const t0 = now();
+    try {
+      await this.sleepUntilWoken();
+    } finally {
+      this.views.f64[(this.mAddr + MR_IDLE_MS) >>> 3] += now() - t0; // owner only
+    }
+  }
+
+  private async sleepUntilWoken(): Promise<void> {
     const i32 = this.views.i32;
     const idx = this.parkIdx;
     let spins = 0;
@@ -214,6 +231,14 @@ export class M implements TaskOwner, ContextHost {
     let r: unknown;
     const base = this.kidsTop;
     this.running = ctx;
+    // Latency sampling: a sampled G carries the time it became runnable (DESIGN.md "Statistics").
+    const spawned = this.views.f64[(a + G_SPAWN_TIME) >>> 3];
+    let started = 0;
+    if (spawned !== 0 && this.lat !== null) {
+      started = traceClock();
+      this.lat.queue(started - spawned);
+      this.views.f64[(a + G_SPAWN_TIME) >>> 3] = 0; // a later join continuation in this G is not sampled
+    }
     try {
       // Arguments are read (and their blocks freed) straight into the call: no array for <= 3.
       switch (argc) {
@@ -235,11 +260,13 @@ export class M implements TaskOwner, ContextHost {
       }
     } catch (e) {
       this.running = null;
+      if (started !== 0) this.lat!.run(traceClock() - started);
       if (this.kidsTop !== base) this.endKids(ctx, base, false);
       this.finish(g, a, ctx, e, true, G_RUNNING);
       return;
     }
     this.running = null;
+    if (started !== 0) this.lat!.run(traceClock() - started);
     const isAsync = r !== null && typeof r === 'object' && !(r instanceof JoinRequest) &&
       typeof (r as PromiseLike<unknown>).then === 'function';
     if (this.kidsTop !== base) this.endKids(ctx, base, isAsync);
@@ -450,6 +477,7 @@ export class M implements TaskOwner, ContextHost {
       throw e;
     }
     if (ctx.token !== 0) this.views.u32[(a + G_PRIO) >>> 2] = ctx.token << G_TOKEN_SHIFT; // children inherit the token
+    if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
     const t = new Task(this, g, this.gs.gen(a), name);
     if (this.trace !== null) this.trace.emit(this.traceTime, EV_SPAWN, g, ctx.g, 0);
     if (ctx === this.running) this.kids[this.kidsTop++] = t;

@@ -8,9 +8,11 @@ import {
   PC_EXECUTED, PC_GFREE_MOVES, PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_OVERFLOWS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
   PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, S_COUNTERS, S_GFREE_N, S_NEEDSPINNING,
   S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
-  SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE,
+  SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE, MR_T0, MR_IDLE_MS, MR_YIELDS,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
+import { readLatency, type LatencySummary } from './latency.js';
+import { traceClock } from './trace.js';
 import type { Views } from './values.js';
 
 /** Counters of one P. */
@@ -63,6 +65,11 @@ export interface MStats {
   curg: number;
   /** Async tasks pinned to this M, awaiting. */
   asyncPending: number;
+  /** Milliseconds since this thread started, and of those, parked without a P (idle). */
+  uptimeMs: number;
+  idleMs: number;
+  /** Turns given to the event loop while holding a P (for async tasks' continuations, timers, I/O). */
+  yields: number;
 }
 
 export interface SchedulerStats {
@@ -87,12 +94,18 @@ export interface SchedulerStats {
     heapAllocs: number;
     heapFrees: number;
     heapBytes: number;
+    /** Value blocks held by tasks' arguments and results now (0 when quiet: nothing leaked);
+     *  the scheduler's own blocks (histograms, trace rings, cancellation flags) not counted. */
+    heapLiveBlocks: number;
   };
+  /** Sampled latencies (one task in 8), in microseconds: queueing delay from runnable to
+   *  started, and run time (how long the task's function held its thread, per slice). */
+  latency: { queue: LatencySummary; run: LatencySummary };
   /** Sums over the Ps. */
   totals: { spawned: number; executed: number; stealOps: number; stolen: number; overflows: number; globalHits: number; localHits: number; runnextHits: number };
 }
 
-export function readStats(v: Views, _procs: number, nms: number, core: Core): SchedulerStats {
+export function readStats(v: Views, reserved: number, nms: number, core: Core): SchedulerStats {
   v.refresh();
   const u32 = v.u32;
   const f64 = v.f64;
@@ -143,12 +156,16 @@ export function readStats(v: Views, _procs: number, nms: number, core: Core): Sc
   const threads: MStats[] = [];
   for (let m = 0; m < nms; m++) {
     const b = mbase + m * M_SIZE;
+    const t0 = f64[(b + MR_T0) >>> 3];
     threads.push({
       id: m,
       spawned: f64[(b + MR_SPAWNED) >>> 3],
       finished: f64[(b + MR_FINISHED) >>> 3],
       curg: u32[(b + MR_CURG) >>> 2],
       asyncPending: u32[(b + MR_ASYNC) >>> 2],
+      uptimeMs: t0 === 0 ? 0 : traceClock() - t0,
+      idleMs: f64[(b + MR_IDLE_MS) >>> 3],
+      yields: f64[(b + MR_YIELDS) >>> 3],
     });
   }
   const sc = S_COUNTERS >>> 3;
@@ -171,7 +188,9 @@ export function readStats(v: Views, _procs: number, nms: number, core: Core): Sc
       heapAllocs: f64[sc + SC_HEAP_ALLOCS / 8],
       heapFrees: f64[sc + SC_HEAP_FREES / 8],
       heapBytes: f64[sc + SC_HEAP_BYTES / 8],
+      heapLiveBlocks: f64[sc + SC_HEAP_ALLOCS / 8] - f64[sc + SC_HEAP_FREES / 8] - reserved,
     },
+    latency: readLatency(v, nms),
     totals,
   };
 }
