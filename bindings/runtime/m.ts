@@ -7,7 +7,7 @@
 // the core's P-less forms (global queue, global free list).
 
 import {
-  G_DEAD, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS, P_SIZE,
+  G_DEAD, G_FN, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS, P_SIZE,
   P_STEAL_VICTIM, P_STEAL_N, P_M, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
   M_INBOX, M_PARK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
 } from '../../assembly/shared/layout.js';
@@ -72,9 +72,10 @@ export class M implements TaskOwner, ContextHost {
   private readonly kids: Array<Task<unknown> | null> = [];
   private kidsTop = 0;
   private running: TaskContext | null = null;
-  /** The event trace of this M, when tracing is on; the time of the last task start. */
+  /** The event trace of this M, when tracing is on. */
   private readonly trace: TraceWriter | null;
-  private traceTime = 0;
+  /** Address of P0's block (read once from the header). */
+  private readonly pBase: number;
   /** Latency histograms of this M, and the spawn counter that picks the sampled Gs. */
   private readonly lat: LatencyRecorder | null;
   private sampled = 0;
@@ -98,6 +99,7 @@ export class M implements TaskOwner, ContextHost {
     this.parkIdx = (this.mAddr + M_PARK) >>> 2;
     this.inboxIdx = (this.mAddr + M_INBOX) >>> 2;
     this.trace = this.views.u32[(this.mAddr + MR_TRACE_BUF) >>> 2] !== 0 ? new TraceWriter(this.views, this.mAddr) : null;
+    this.pBase = this.views.u32[(HEADER + H_PBASE) >>> 2];
     const hist = this.views.u32[(this.mAddr + MR_HIST) >>> 2];
     this.lat = hist !== 0 ? new LatencyRecorder(this.views, hist) : null;
     this.views.f64[(this.mAddr + MR_T0) >>> 3] = traceClock();
@@ -294,25 +296,24 @@ export class M implements TaskOwner, ContextHost {
 
   /** This P's successful steal count (a trace compares it around findRunnable). */
   private stealOps(): number {
-    return this.views.f64[(this.pAddr(this.p) + P_COUNTERS + PC_STEAL_OPS) >>> 3];
+    return this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_STEAL_OPS) >>> 3];
   }
 
   private pAddr(p: number): number {
-    return this.views.u32[(HEADER + H_PBASE) >>> 2] + p * P_SIZE;
+    return this.pBase + p * P_SIZE;
   }
 
-  /** Records g's start, and the steal that found it if findRunnable stole. */
+  /** Records g's start (untimed: see TraceWriter), and the steal that found it if findRunnable
+   *  stole (timed). */
   private traceStart(tr: TraceWriter, g: number, steals: number): void {
-    const t = traceClock();
-    this.traceTime = t;
-    if (this.stealOps() !== steals) {
+    if (this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_STEAL_OPS) >>> 3] !== steals) {
       const pa = this.pAddr(this.p);
       const victim = this.views.u32[(pa + P_STEAL_VICTIM) >>> 2]; // owner's own word
       const n = this.views.u32[(pa + P_STEAL_N) >>> 2];
       const vm = victim === 0 ? 0 : Atomics.load(this.views.u32, (this.pAddr(victim - 1) + P_M) >>> 2);
-      tr.emit(t, EV_STEAL, vm, (this.p << 16) | victim, n);
+      tr.emit(traceClock(), EV_STEAL, vm, (this.p << 16) | victim, n);
     }
-    tr.emit(t, EV_START, g, this.p, this.gs.fn(this.gs.addr(g)));
+    tr.emitUntimed(EV_START, g, this.p, this.views.u32[(this.gs.addr(g) + G_FN) >>> 2]);
   }
 
   /** An async task settled: finish it (or start its join). Runs on this M, P or not. */
@@ -479,7 +480,7 @@ export class M implements TaskOwner, ContextHost {
     if (ctx.token !== 0) this.views.u32[(a + G_PRIO) >>> 2] = ctx.token << G_TOKEN_SHIFT; // children inherit the token
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
     const t = new Task(this, g, this.gs.gen(a), name);
-    if (this.trace !== null) this.trace.emit(this.traceTime, EV_SPAWN, g, ctx.g, 0);
+    if (this.trace !== null) this.trace.emitUntimed(EV_SPAWN, g, ctx.g, 0);
     if (ctx === this.running) this.kids[this.kidsTop++] = t;
     else if (ctx.children === null) ctx.children = [t];
     else ctx.children.push(t);

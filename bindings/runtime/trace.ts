@@ -28,13 +28,33 @@ export function traceClock(): number {
   return origin + performance.now();
 }
 
-/** Writes one M's events. Owner M only. */
+/** Untimed events between two clock reads, at most (fine-grained work) and at least (coarse). */
+const CLOCK_EVERY_MAX = 16;
+/** Below this many microseconds per event, read the clock half as often; above COARSE_US, at
+ *  every event again. */
+const FINE_US = 5;
+const COARSE_US = 500;
+
+/**
+ * Writes one M's events. Owner M only.
+ *
+ * Reading the clock costs about as much as a fine-grained task's scheduling, so task starts and
+ * spawns are written untimed, and every `every`-th one (or any timed event: a steal, a park)
+ * reads the clock and spreads the times of the untimed events since the last read evenly over
+ * the interval. `every` adapts: it doubles (up to CLOCK_EVERY_MAX) while events come faster
+ * than one per FINE_US microseconds and drops by 4x (to 1) when they come slower than COARSE_US, so
+ * fine-grained work is placed to within a few microseconds at a sixteenth of the clock reads,
+ * and coarse tasks (where a clock read is cheap in comparison) get exact times.
+ */
 export class TraceWriter {
   private readonly views: Views;
   private readonly buf: number;
   private readonly mask: number;
   private readonly posIdx: number;
   private pos = 0;
+  private lastTime = traceClock();
+  private untimed = 0;
+  private every = 1;
 
   constructor(views: Views, mAddr: number) {
     this.views = views;
@@ -44,7 +64,41 @@ export class TraceWriter {
     if (this.buf + (this.mask + 1) * TRACE_EVENT > views.end) views.refresh();
   }
 
+  /** An event at a clock time read by the caller. */
   emit(time: number, kind: number, g: number, a: number, b: number): void {
+    this.write(time, kind, g, a, b);
+    // The untimed events before this one happened between the last read and `time`.
+    this.settleTimes(time, this.pos - 1, this.untimed + 1);
+  }
+
+  /** An event whose time is interpolated (see the class comment). */
+  emitUntimed(kind: number, g: number, a: number, b: number): void {
+    this.write(0, kind, g, a, b);
+    if (++this.untimed >= this.every) this.settleTimes(traceClock(), this.pos, this.untimed);
+  }
+
+  /**
+   * Gives the `untimed` events just before position `end` times spread evenly over
+   * (lastTime, now]: event k of them (1-based) gets lastTime + k * (now - lastTime) / parts.
+   */
+  private settleTimes(now: number, end: number, parts: number): void {
+    const n = this.untimed;
+    const perEventUs = ((now - this.lastTime) * 1000) / parts;
+    if (perEventUs < FINE_US) { if (this.every < CLOCK_EVERY_MAX) this.every <<= 1; }
+    else if (perEventUs > COARSE_US) this.every = this.every > 4 ? this.every >> 2 : 1; // a GC pause does not undo it all
+    if (n !== 0) {
+      const f64 = this.views.f64;
+      const step = (now - this.lastTime) / parts;
+      for (let k = 1; k <= n; k++) {
+        const e = this.buf + ((end - n - 1 + k) & this.mask) * TRACE_EVENT;
+        f64[e >>> 3] = this.lastTime + step * k;
+      }
+      this.untimed = 0;
+    }
+    this.lastTime = now;
+  }
+
+  private write(time: number, kind: number, g: number, a: number, b: number): void {
     const v = this.views;
     const e = this.buf + (this.pos & this.mask) * TRACE_EVENT;
     v.f64[e >>> 3] = time;
@@ -53,8 +107,9 @@ export class TraceWriter {
     v.u32[w + 3] = g;
     v.u32[w + 4] = a;
     v.u32[w + 5] = b;
-    this.pos++;
-    Atomics.store(v.u32, this.posIdx, this.pos); // publish: pairs with the reader's load in exportTrace
+    // Plain store: a reader (exportTrace, normally after the work) may see a count a few events
+    // stale, never a torn one; the event words were written before it.
+    v.u32[this.posIdx] = ++this.pos;
   }
 }
 
@@ -95,8 +150,10 @@ export function exportTrace(views: Views, nms: number, taskNames: readonly strin
         const e = buf + (i & (cap - 1)) * TRACE_EVENT;
         const w = e >>> 2;
         const ev = { t: views.f64[e >>> 3], kind: views.u32[w + 2], g: views.u32[w + 3], a: views.u32[w + 4], b: views.u32[w + 5] };
+        // The newest events may still wait for their interpolated time: give them the last one.
+        if (ev.t === 0 && list.length !== 0) ev.t = list[list.length - 1].t;
         list.push(ev);
-        if (ev.t < t0) t0 = ev.t;
+        if (ev.t !== 0 && ev.t < t0) t0 = ev.t;
       }
     }
     perM.push(list);
