@@ -154,6 +154,7 @@ const PINNED: Record<string, number> = {
   MR_YIELDS: 312,
   MR_HIST: 320,
   MR_T0: 328,
+  MR_STATE: 336,
   M_SIZE: 384,
   PARK_P: 1,
   PARK_INBOX: 2,

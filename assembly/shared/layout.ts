@@ -216,6 +216,7 @@ export const MR_IDLE_MS = M_RT + 48; // f64: time this M spent parked (owner onl
 export const MR_YIELDS = M_RT + 56; // f64: turns this M gave its event loop while holding a P (owner only)
 export const MR_HIST = M_RT + 64; // u32: address of this M's latency histograms (bindings/runtime/latency.ts)
 export const MR_T0 = M_RT + 72; // f64: when this M started (ms since the epoch)
+export const MR_STATE = M_RT + 80; // u32: what this M is doing now (MS_* in bindings/runtime/m.ts), for diagnosis
 
 // A trace event: TRACE_EVENT bytes in an M's ring (bindings/runtime/trace.ts).
 //   +0 time (f64, ms since the epoch)  +8 kind  +12 g  +16 a  +20 b  (+24..31 spare)

@@ -139,7 +139,11 @@ export class Engine implements TaskOwner {
         t.onMessage((raw) => {
           const msg = raw as { type: string; names?: string[]; code?: string; error?: { name: string; message: string; stack?: string } };
           if (msg.type === 'stealwork:ready') { isReady = true; resolve(msg.names!); }
-          else if (msg.type === 'stealwork:error') {
+          else if (msg.type === 'stealwork:error' && isReady) {
+            const err = new WorkerCrashedError(`worker M${i} failed: ${msg.error!.message}`);
+            if (msg.error!.stack) err.stack = msg.error!.stack;
+            this.crash(err);
+          } else if (msg.type === 'stealwork:error') {
             const err = new StealworkError(msg.code === 'ERR_TASK_MODULE' ? 'ERR_TASK_MODULE' : 'ERR_WORKER_START', msg.error!.message);
             if (msg.error!.stack) err.stack = msg.error!.stack;
             reject(err);

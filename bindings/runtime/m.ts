@@ -8,7 +8,7 @@
 
 import {
   G_DEAD, G_FN, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS, P_SIZE,
-  P_STEAL_VICTIM, P_STEAL_N, P_M, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
+  P_STEAL_VICTIM, P_STEAL_N, P_M, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
   M_INBOX, M_PARK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
@@ -27,6 +27,22 @@ type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
 
 /** What the M loop returns to its async driver. */
 const enum Next { Sleep, Microtasks, Macrotask }
+
+/** What an M is doing (MR_STATE), so a stall can be diagnosed from outside. */
+export const MS_SCHEDULE = 1; // running Gs, holding a P
+export const MS_YIELD = 2; // holding a P, giving the event loop a turn
+export const MS_SHARES = 3; // waiting for a shared buffer's message
+export const MS_SLEEP = 4; // parked in Atomics.wait
+export const MS_SLEEP_ASYNC = 5; // parked in Atomics.waitAsync (async tasks pending)
+export const MS_EXITED = 6;
+
+/**
+ * A parked M wakes at least this often to look at its park word again, although a notify always
+ * comes. On Node 20 a futex wait on a Wasm shared memory was seen to stay asleep after the word
+ * changed and was notified (in soak runs, about once per hundred thousand parks); a bounded wait
+ * turns such a lost notify into a delay of at most this long instead of a hang.
+ */
+const PARK_TIMEOUT_MS = 20;
 
 /** Async tasks started between two microtask checkpoints (so their continuations run). */
 const ASYNC_BATCH = 16;
@@ -105,17 +121,22 @@ export class M implements TaskOwner, ContextHost {
     this.views.f64[(this.mAddr + MR_T0) >>> 3] = traceClock();
   }
 
+  private state(s: number): void {
+    this.views.u32[(this.mAddr + MR_STATE) >>> 2] = s;
+  }
+
   /** Runs until the scheduler closes. Starts without a P, on the idle list. */
   async loop(): Promise<void> {
     this.lastYield = now();
     for (;;) {
       if (this.p < 0) {
         await this.sleep();
-        if (this.stopping) return;
+        if (this.stopping) { this.state(MS_EXITED); return; }
         continue;
       }
+      this.state(MS_SCHEDULE);
       const next = this.schedule();
-      if (next !== Next.Sleep) this.views.f64[(this.mAddr + MR_YIELDS) >>> 3]++;
+      if (next !== Next.Sleep) { this.views.f64[(this.mAddr + MR_YIELDS) >>> 3]++; this.state(MS_YIELD); }
       if (next === Next.Microtasks) await null;
       else if (next === Next.Macrotask) {
         await macrotask();
@@ -190,13 +211,15 @@ export class M implements TaskOwner, ContextHost {
         return;
       }
       if (this.asyncPending !== 0 || this.waiters.size !== 0) {
-        const w = Atomics.waitAsync(i32, idx, 0);
+        this.state(MS_SLEEP_ASYNC);
+        const w = Atomics.waitAsync(i32, idx, 0, PARK_TIMEOUT_MS);
         if (w.async) await w.value;
         continue;
       }
+      this.state(MS_SLEEP);
       if (spins < this.cfg.spinLimit) { spins++; continue; }
       if (yields < this.cfg.yieldLimit) { yields++; Atomics.wait(i32, idx, 0, 0.001); continue; }
-      Atomics.wait(i32, idx, 0); // woken by wakep (notify) or pushInbox
+      Atomics.wait(i32, idx, 0, PARK_TIMEOUT_MS); // woken by wakep (notify) or pushInbox
     }
   }
 
@@ -204,6 +227,7 @@ export class M implements TaskOwner, ContextHost {
    *  buffer announced in S_RT_SHARES (DESIGN.md "Shared buffers"). */
   private async receiveShares(): Promise<void> {
     while (Atomics.load(this.views.i32, S_RT_SHARES >>> 2) > this.sharesSeen) {
+      this.state(MS_SHARES);
       await new Promise((r) => setTimeout(r, 0));
     }
   }

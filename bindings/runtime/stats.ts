@@ -8,7 +8,7 @@ import {
   PC_EXECUTED, PC_GFREE_MOVES, PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_OVERFLOWS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
   PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, S_COUNTERS, S_GFREE_N, S_NEEDSPINNING,
   S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
-  SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE, MR_T0, MR_IDLE_MS, MR_YIELDS,
+  SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE, MR_T0, MR_IDLE_MS, MR_YIELDS, MR_STATE, S_LOCK, S_HEAP_LOCK, M_SPINNING, M_NEXTP, M_PARK,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import { readLatency, type LatencySummary } from './latency.js';
@@ -70,6 +70,12 @@ export interface MStats {
   idleMs: number;
   /** Turns given to the event loop while holding a P (for async tasks' continuations, timers, I/O). */
   yields: number;
+  /** What the thread is doing: 'running', 'yielding', 'receiving', 'parked', 'parked-async', 'exited' ('' for M0). */
+  state: string;
+  /** Counted in spinningthreads; the P handed to it and not yet taken (null: none); its park word. */
+  spinning: boolean;
+  nextp: number | null;
+  park: number;
 }
 
 export interface SchedulerStats {
@@ -97,6 +103,9 @@ export interface SchedulerStats {
     /** Value blocks held by tasks' arguments and results now (0 when quiet: nothing leaked);
      *  the scheduler's own blocks (histograms, trace rings, cancellation flags) not counted. */
     heapLiveBlocks: number;
+    /** The two locks' words now (0 free, 1 held, 2 held with waiters): a stall shows here. */
+    schedLock: number;
+    heapLock: number;
   };
   /** Sampled latencies (one task in 8), in microseconds: queueing delay from runnable to
    *  started, and run time (how long the task's function held its thread, per slice). */
@@ -104,6 +113,8 @@ export interface SchedulerStats {
   /** Sums over the Ps. */
   totals: { spawned: number; executed: number; stealOps: number; stolen: number; overflows: number; globalHits: number; localHits: number; runnextHits: number };
 }
+
+const STATES = ['', 'running', 'yielding', 'receiving', 'parked', 'parked-async', 'exited'];
 
 export function readStats(v: Views, reserved: number, nms: number, core: Core): SchedulerStats {
   v.refresh();
@@ -166,6 +177,10 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       uptimeMs: t0 === 0 ? 0 : traceClock() - t0,
       idleMs: f64[(b + MR_IDLE_MS) >>> 3],
       yields: f64[(b + MR_YIELDS) >>> 3],
+      state: STATES[u32[(b + MR_STATE) >>> 2]] ?? '',
+      spinning: Atomics.load(i32, (b + M_SPINNING) >>> 2) !== 0,
+      nextp: Atomics.load(i32, (b + M_NEXTP) >>> 2) === 0 ? null : Atomics.load(i32, (b + M_NEXTP) >>> 2) - 1,
+      park: Atomics.load(i32, (b + M_PARK) >>> 2),
     });
   }
   const sc = S_COUNTERS >>> 3;
@@ -189,6 +204,8 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       heapFrees: f64[sc + SC_HEAP_FREES / 8],
       heapBytes: f64[sc + SC_HEAP_BYTES / 8],
       heapLiveBlocks: f64[sc + SC_HEAP_ALLOCS / 8] - f64[sc + SC_HEAP_FREES / 8] - reserved,
+      schedLock: Atomics.load(i32, S_LOCK >>> 2),
+      heapLock: Atomics.load(i32, S_HEAP_LOCK >>> 2),
     },
     latency: readLatency(v, nms),
     totals,

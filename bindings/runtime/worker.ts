@@ -95,6 +95,12 @@ async function run(msg: InitMessage): Promise<void> {
     channel.post({ type: 'stealwork:error', code: 'ERR_WORKER_START', error: describe(e) });
     return;
   }
-  await m.loop();
+  try {
+    await m.loop();
+  } catch (e) {
+    // A failure of the M itself (not of a task): report it so the main thread fails fast.
+    channel.post({ type: 'stealwork:error', code: 'ERR_WORKER_CRASHED', error: describe(e) });
+    throw e;
+  }
   channel.post({ type: 'stealwork:exit' });
 }
