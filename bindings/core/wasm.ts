@@ -45,10 +45,28 @@ export function compileCoreModule(debug = false): Promise<WebAssembly.Module> {
   const key = debug ? 'debug' : 'release';
   let module = modules[key];
   if (module === undefined) {
+    avoidLiftoffAtomicsBug();
     module = WebAssembly.compile(decodeBase64(debug ? DEBUG_WASM_BASE64 : RELEASE_WASM_BASE64));
     modules[key] = module;
   }
   return module;
+}
+
+/**
+ * V8 11.x (Node 20) compiles Wasm first with its baseline compiler, Liftoff, which was caught
+ * clobbering a local across a contended atomic read-modify-write loop in the core's lock: two
+ * workers calling mPut(1) and mPut(2) at once left M0 on the idle list about once in 5,000
+ * starts, and with --no-liftoff never in 24,000 (the repro is test/liftoff.test.ts). On such a V8
+ * the core is compiled by the optimizing tier only. This sets a process-wide V8 flag: it affects
+ * Wasm compiled after it in this process (which then starts a little slower), nothing else.
+ * Newer V8s (Node 22+, Deno 2) are left alone.
+ */
+function avoidLiftoffAtomicsBug(): void {
+  const proc = (globalThis as { process?: { versions?: { v8?: string; node?: string }; getBuiltinModule?: (id: string) => unknown } }).process;
+  const v8 = proc?.versions?.v8;
+  if (typeof v8 !== 'string' || typeof proc?.versions?.node !== 'string' || Number(v8.split('.')[0]) >= 12) return;
+  const mod = proc.getBuiltinModule?.('node:v8') as { setFlagsFromString(f: string): void } | undefined;
+  mod?.setFlagsFromString('--no-liftoff');
 }
 
 /**
