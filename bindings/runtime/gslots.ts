@@ -10,14 +10,30 @@ import {
 import type { Core } from '../core/core.js';
 import { Views, writeSlot, readSlot, freeSlot, writeErrorSlot, readErrorSlot, type SharedRegistry, type Heap } from './values.js';
 
-/** Where argument i of a G with `argc` arguments lives: inline, or in the spill block. */
+/**
+ * Where argument i of a G with `argc` arguments lives: inline, or in the spill block. A spill
+ * block may lie in memory another thread grew after this thread's views were made, and a typed
+ * array silently ignores a write past its end, so the views are refreshed to cover it first.
+ */
+function spillOf(views: Views, a: number, argc: number): number {
+  const sp = views.u32[(a + G_SPILL) >>> 2];
+  if (sp + argc * 9 > views.end) views.refresh();
+  return sp;
+}
 function argTagAddr(views: Views, a: number, argc: number, i: number): number {
   if (argc <= G_INLINE_ARGS) return a + G_ARG_TAGS + i;
-  return views.u32[(a + G_SPILL) >>> 2] + argc * 8 + i;
+  return spillOf(views, a, argc) + argc * 8 + i;
 }
 function argSlotAddr(views: Views, a: number, argc: number, i: number): number {
   if (argc <= G_INLINE_ARGS) return a + G_ARGS + i * 8;
-  return views.u32[(a + G_SPILL) >>> 2] + i * 8;
+  return spillOf(views, a, argc) + i * 8;
+}
+
+/** A number read from a slot, as a small integer when it is one (not -0), so integer task code
+ *  stays on V8's small-integer path instead of heap doubles. */
+function num(x: number): number {
+  const i = x | 0;
+  return i === x && (i !== 0 || 1 / x > 0) ? i : x;
 }
 
 export class GSlots {
@@ -87,7 +103,7 @@ export class GSlots {
     const ta = argTagAddr(v, a, argc, i);
     const sa = argSlotAddr(v, a, argc, i);
     const tag = v.u8[ta];
-    if (tag === TAG_NUMBER) return v.f64[sa >>> 3];
+    if (tag === TAG_NUMBER) return num(v.f64[sa >>> 3]);
     const x = readSlot(v, ta, sa, this.shared);
     if (tag === TAG_BLOCK) freeSlot(v, this.heap, ta, sa);
     return x;

@@ -32,7 +32,11 @@ export function writeSlot(views: Views, heap: Heap, tagAddr: number, slotAddr: n
 export function readSlot(views: Views, tagAddr: number, slotAddr: number, shared: SharedRegistry | null): unknown {
   if (slotAddr + 8 > views.end) views.ensure(slotAddr + 8);
   const tag = views.u8[tagAddr];
-  if (tag === TAG_NUMBER) return views.f64[slotAddr >>> 3];
+  if (tag === TAG_NUMBER) {
+    const x = views.f64[slotAddr >>> 3];
+    const i = x | 0;
+    return i === x && (i !== 0 || 1 / x > 0) ? i : x; // small integers stay small integers (not -0)
+  }
   return codecReadSlot(views, tagAddr, slotAddr, shared);
 }
 

@@ -1,0 +1,274 @@
+// Suite `scheduler`: the Wasm core against its TypeScript twin (backend 'wasm' vs 'js'), the same
+// workloads on the same number of Ps, interleaved repetition by repetition.
+//
+//   node bench/scheduler.mjs [--quick] [--reps N] [--procs N] [--json FILE]
+//   npx deno run -A bench/scheduler.mjs --quick
+//
+// Workloads (full size; --quick shrinks them):
+//   fibc(27)            a task per call, joined by continuation: 635,621 task calls (317,811
+//                       leaves + 317,810 inner calls) plus 317,810 join continuations. The rate
+//                       counts task calls only; the Gs row counts calls + joins from stats().
+//   fibcut(35, 20)      fork-join above 20, plain recursion below, against fib(35) on the main
+//                       thread: speed-up.
+//   tiny roots          200,000 inc(x) root tasks from the main thread, all in flight: tasks/s.
+//   skewed              2,000 CPU-bound tasks, 90% ~0.1 ms and 10% ~5 ms, shuffled (seed 42);
+//                       as root tasks, and spawned by one task (the others must steal).
+//                       efficiency = single-thread sum of the same bodies on the main thread /
+//                       (Ps x makespan).
+//   burst               1,000 inc(x) in 10 bursts of 100, 10 ms apart, while 16 hold(50 ms)
+//                       occupy every P: submit-to-result p50 / p99.
+//   UTS                 binomial unbalanced tree (root b0 children, then 8 children with
+//                       probability q, 8q = 0.99), a task per node: nodes/s and speed-up vs the
+//                       same walk on the main thread.
+//   wake-up             one task into an idle scheduler every 20 ms: spawn to the task's start
+//                       (its wall clock against ours), p50 / p99, and spawn to result.
+
+import process from 'node:process';
+import {
+  check, closeSafely, finishProcess, guardRejections, startScheduler, header, interleave, isMain, loadStealwork, median, now, parseArgs, printTable, quantile, Results,
+  suiteJSON, TASKS_URL, warmMain, writeJSON,
+} from './common.mjs';
+import * as T from './tasks.mjs';
+import {
+  burst, calibrateBurn, fibValue, skewedMix, skewedRoots, skewedSeq, splitFib, stealworkRunner, tinyRoots, wakeup,
+} from './workloads.mjs';
+
+export const UTS_Q = 0.99 / 8;
+
+/** Workload sizes: full and quick. */
+export function sizes(quick) {
+  return quick
+    ? {
+      fibc: 21, fibcut: [29, 17], tiny: 10_000, skewed: 200, burst: { holds: 16, holdMs: 10, bursts: 4, per: 25, gapMs: 5 },
+      uts: { seed: 1, b0: 200, rounds: 128 }, wake: { samples: 15, gapMs: 10 },
+    }
+    : {
+      fibc: 27, fibcut: [35, 20], tiny: 200_000, skewed: 2000, burst: { holds: 16, holdMs: 50, bursts: 10, per: 100, gapMs: 10 },
+      uts: { seed: 7, b0: 2000, rounds: 128 }, wake: { samples: 100, gapMs: 20 },
+    };
+}
+
+/** Task calls of fibc(n): 2 fib(n+1) - 1 (fib(n+1) leaves, fib(n+1) - 1 inner calls). */
+export const fibcCalls = (n) => 2 * fibValue(n + 1) - 1;
+
+/** The difference of two stats() snapshots, for the counters that tell what happened. */
+export function statsDelta(a, b) {
+  const t = (k) => b.totals[k] - a.totals[k];
+  return {
+    executed: t('executed'), stealOps: t('stealOps'), stolen: t('stolen'), overflows: t('overflows'),
+    globalHits: t('globalHits'), localHits: t('localHits'), runnextHits: t('runnextHits'),
+    lockAcquisitions: b.sched.lockAcquisitions - a.sched.lockAcquisitions,
+    parks: b.procs.reduce((s, p, i) => s + p.parks - a.procs[i].parks, 0),
+    wakeups: b.procs.reduce((s, p, i) => s + p.wakeups - a.procs[i].wakeups, 0),
+  };
+}
+
+/** Runs `fn` between two stats() snapshots; returns its value and the counters' deltas. */
+export async function withStats(sched, fn) {
+  const a = sched.stats();
+  const v = await fn();
+  return { v, d: statsDelta(a, sched.stats()) };
+}
+
+/** A small run of every workload, so each thread's JIT has optimised the code measured. */
+export async function warmUp(sched, itersPerMs) {
+  const r = stealworkRunner(sched.backend, sched);
+  for (let i = 0; i < 3; i++) await sched.run('fibc', 16);
+  await sched.run('fibcut', 24, 14);
+  await tinyRoots(r, 2000);
+  await splitFib(r, 24, 14);
+  const iters = skewedMix(40, 0.05, 0.5, 0.1, itersPerMs, 1);
+  await sched.run('skewfork', iters);
+  await Promise.all(iters.map((k) => sched.run('burn', k)));
+  await sched.run('utsRoot', 3, 40, Math.floor(UTS_Q * 2 ** 32), 128);
+  await Promise.all([sched.run('hold', 1), sched.run('hold', 1)]);
+  for (let i = 0; i < 5; i++) await sched.run('stamp');
+}
+
+export async function runScheduler(opts) {
+  const { Scheduler } = await loadStealwork();
+  const S = sizes(opts.quick);
+  const P = opts.procs;
+  const reps = opts.reps;
+  const res = new Results('scheduler', `backend 'wasm' vs 'js' (the TypeScript twin), ${P} Ps, same workloads`, 'wasm');
+  const backends = ['wasm', 'js'];
+  const scheds = new Map();
+  for (const b of backends) scheds.set(b, await startScheduler(Scheduler, { tasks: TASKS_URL, procs: P, backend: b }));
+  const itersPerMs = calibrateBurn();
+  try {
+    for (const s of scheds.values()) await warmUp(s, itersPerMs);
+
+    // fibc: fine-grained fork-join.
+    await res.attempt('fibc', async () => {
+      const n = S.fibc;
+      const calls = fibcCalls(n);
+      const out = await interleave(backends, reps, async (b) => {
+        const s = scheds.get(b);
+        const t0 = now();
+        const { v, d } = await withStats(s, () => s.run('fibc', n));
+        const ms = now() - t0;
+        check(v === fibValue(n), `fibc(${n}) = ${v}`);
+        return { ms, d };
+      });
+      const g = `fibc(${n}): ${calls.toLocaleString('en-US')} task calls`;
+      for (const b of backends) {
+        const xs = out.get(b);
+        res.add({ group: g, variant: b, metric: 'task calls/s', unit: 'M', chart: true, values: xs.map((x) => calls / x.ms / 1000), detail: xs.map((x) => x.d) });
+        res.add({ group: g, variant: b, metric: 'Gs/s, calls + joins', unit: 'M', values: xs.map((x) => x.d.executed / x.ms / 1000) });
+        res.add({ group: g, variant: b, metric: 'Gs stolen per 1k Gs', better: 'info', values: xs.map((x) => (1000 * x.d.stolen) / x.d.executed) });
+      }
+      res.note(`fibc(${n}) makes ${calls} task calls and ${(calls - 1) / 2} join continuations (${calls + (calls - 1) / 2} Gs); ` +
+        "'task calls/s' counts calls only, 'Gs/s' counts every G run (stats().totals.executed)");
+    });
+
+    // fibcut: coarse fork-join vs plain recursion on the main thread.
+    await res.attempt('fibcut', async () => {
+      const [n, cut] = S.fibcut;
+      const expect = fibValue(n);
+      warmMain(() => T.fib(null, 20));
+      // 'one task': fib(n) as a single task on a worker, what one thread does there with the
+      // same body (no fork-join): the speed-up's other factor.
+      const oneTask = `wasm, fib(${n}) as one task`;
+      const out = await interleave(['main thread', oneTask, ...backends], reps, async (v) => {
+        const t0 = now();
+        const r = v === 'main thread' ? T.fib(null, n)
+          : v === oneTask ? await scheds.get('wasm').run('fib', n)
+            : await scheds.get(v).run('fibcut', n, cut);
+        const ms = now() - t0;
+        check(r === expect, `${v}: fib(${n}) = ${r}`);
+        return ms;
+      });
+      const g = `fibcut(${n}, ${cut}): vs fib(${n}) on the main thread`;
+      const seq = median(out.get('main thread'));
+      for (const v of ['main thread', oneTask, ...backends]) res.add({ group: g, variant: v, metric: 'time', unit: 'ms', better: 'lower', values: out.get(v) });
+      for (const b of backends) {
+        res.add({ group: g, variant: b, metric: 'speed-up vs one thread', chart: true, values: out.get(b).map((ms) => seq / ms) });
+      }
+    });
+
+    // tiny root tasks, all in flight.
+    await res.attempt('tiny roots', async () => {
+      const n = S.tiny;
+      const out = await interleave(backends, reps, (b) => tinyRoots(stealworkRunner(b, scheds.get(b)), n));
+      const g = `tiny roots: ${n.toLocaleString('en-US')} inc() root tasks in flight`;
+      for (const b of backends) res.add({ group: g, variant: b, metric: 'tasks/s', unit: 'k', chart: true, values: out.get(b).map((x) => x / 1000) });
+    });
+
+    // skewed: roots and one-task fork. The single-thread sum is measured in every repetition,
+    // beside the runs it is compared with, so a slow spell of the machine hits both.
+    await res.attempt('skewed', async () => {
+      const iters = skewedMix(S.skewed, 0.1, 5, 0.1, itersPerMs);
+      const first = skewedSeq(iters);
+      const expect = first.sum;
+      const expectFork = iters.reduce((a, k, i) => a + T.burn(null, k, i + 1), 0);
+      const variants = ['main thread', ...backends.flatMap((b) => [`${b}/roots`, `${b}/fork`])];
+      const out = await interleave(variants, reps, async (v) => {
+        if (v === 'main thread') {
+          const r = skewedSeq(iters);
+          check(r.sum === expect, 'skewed checksum on the main thread');
+          return { v: r.ms };
+        }
+        const [b, how] = v.split('/');
+        const s = scheds.get(b);
+        if (how === 'roots') return withStats(s, () => skewedRoots(stealworkRunner(b, s), iters, expect));
+        return withStats(s, async () => {
+          const t0 = now();
+          const sum = await s.run('skewfork', iters);
+          const ms = now() - t0;
+          check(sum === expectFork, `skewfork checksum ${sum} != ${expectFork}`);
+          return ms;
+        });
+      });
+      const seqs = out.get('main thread').map((x) => x.v);
+      for (const how of ['roots', 'fork']) {
+        const g = how === 'roots'
+          ? `skewed roots: ${S.skewed} root tasks (90% 0.1 ms, 10% 5 ms)`
+          : `skewed fork: the same ${S.skewed} spawned by one task`;
+        if (how === 'roots') res.add({ group: g, variant: 'main thread', metric: 'sum of task times', unit: 'ms', better: 'lower', values: seqs });
+        for (const b of backends) {
+          const xs = out.get(`${b}/${how}`);
+          res.add({ group: g, variant: b, metric: 'makespan', unit: 'ms', better: 'lower', values: xs.map((x) => x.v), detail: xs.map((x) => x.d) });
+          res.add({ group: g, variant: b, metric: 'efficiency', chart: true, values: xs.map((x, i) => seqs[i] / (P * x.v)) });
+        }
+      }
+      res.note(`skewed: efficiency = the single-thread sum of the ${S.skewed} task bodies, run on the main thread in the same ` +
+        `repetition, / (${P} Ps x makespan); burn() was calibrated at ${Math.round(itersPerMs)} rounds per ms`);
+    });
+
+    // burst latency behind long tasks.
+    await res.attempt('burst', async () => {
+      const B = S.burst;
+      const out = await interleave(backends, reps, (b) => burst(stealworkRunner(b, scheds.get(b)), B));
+      const g = `burst: ${B.bursts * B.per} tiny while ${B.holds} x ${B.holdMs} ms run`;
+      for (const b of backends) {
+        res.add({ group: g, variant: b, metric: 'p50 submit->result', unit: 'ms', better: 'lower', values: out.get(b).map((l) => quantile(l, 0.5)) });
+        res.add({ group: g, variant: b, metric: 'p99 submit->result', unit: 'ms', better: 'lower', chart: true, values: out.get(b).map((l) => quantile(l, 0.99)) });
+      }
+      res.note(`burst: ${B.bursts} bursts of ${B.per} inc() every ${B.gapMs} ms, the first 5 ms after ${B.holds} hold(${B.holdMs} ms) ` +
+        `(${(B.holds * B.holdMs) / P} ms of holds per P); all are root tasks: they enter through the global queue, from which a P ` +
+        'takes Go\'s batch (queue length / Ps + 1) onto its own ring');
+    });
+
+    // UTS: unbalanced tree search.
+    await res.attempt('UTS', async () => {
+      const U = S.uts;
+      const qThr = Math.floor(UTS_Q * 2 ** 32);
+      const tree = T.utsSeq(null, U.seed, U.b0, qThr, U.rounds);
+      const out = await interleave(['main thread', ...backends], reps, async (v) => {
+        if (v === 'main thread') {
+          const t0 = now();
+          const r = T.utsSeq(null, U.seed, U.b0, qThr, U.rounds);
+          return { ms: now() - t0, n: r.nodes };
+        }
+        const s = scheds.get(v);
+        const t0 = now();
+        const { v: n, d } = await withStats(s, () => s.run('utsRoot', U.seed, U.b0, qThr, U.rounds));
+        return { ms: now() - t0, n, d };
+      });
+      const g = `UTS: binomial, b0 ${U.b0}, m 8, q ${UTS_Q.toFixed(5)}: ${tree.nodes.toLocaleString('en-US')} nodes, depth ${tree.maxDepth}`;
+      const seqMs = median(out.get('main thread').map((x) => x.ms));
+      for (const v of ['main thread', ...backends]) {
+        const xs = out.get(v);
+        for (const x of xs) check(x.n === tree.nodes, `UTS ${v} counted ${x.n} nodes, expected ${tree.nodes}`);
+        res.add({ group: g, variant: v, metric: 'nodes/s', unit: 'M', chart: v !== 'main thread', values: xs.map((x) => x.n / x.ms / 1000), detail: v === 'main thread' ? undefined : xs.map((x) => x.d) });
+      }
+      for (const b of backends) res.add({ group: g, variant: b, metric: 'speed-up vs one thread', values: out.get(b).map((x) => seqMs / x.ms) });
+      res.note(`UTS: ${U.rounds} mixing rounds per node (${((seqMs * 1000) / tree.nodes).toFixed(2)} us per node on the main thread); ` +
+        'the root\'s children are spread by binary splitting; every other node is one task, its children joined by continuation');
+      res.extra.uts = { ...U, q: UTS_Q, nodes: tree.nodes, maxDepth: tree.maxDepth };
+    });
+
+    // wake-up latency into an idle scheduler.
+    await res.attempt('wake-up', async () => {
+      const W = S.wake;
+      const out = await interleave(backends, reps, (b) => wakeup(stealworkRunner(b, scheds.get(b)), W.samples, W.gapMs));
+      const g = `wake-up: a task every ${W.gapMs} ms into an idle scheduler`;
+      for (const b of backends) {
+        const xs = out.get(b);
+        const all = xs.flatMap((x) => x.start);
+        res.add({ group: g, variant: b, metric: 'p50 spawn->start', unit: 'us', better: 'lower', chart: true, values: xs.map((x) => quantile(x.start, 0.5)), detail: { pooledP50: quantile(all, 0.5), pooledP99: quantile(all, 0.99), samples: all.length } });
+        res.add({ group: g, variant: b, metric: 'p99 spawn->start', unit: 'us', better: 'lower', values: xs.map((x) => quantile(x.start, 0.99)) });
+        res.add({ group: g, variant: b, metric: 'p50 spawn->result', unit: 'us', better: 'lower', values: xs.map((x) => quantile(x.round, 0.5)) });
+      }
+      res.note(`wake-up: ${W.samples} samples per repetition, ${W.gapMs} ms apart (every M parked by then); p99 is per repetition`);
+    });
+  } finally {
+    for (const s of scheds.values()) await closeSafely(s);
+  }
+  res.extra.sizes = S;
+  res.extra.itersPerMs = itersPerMs;
+  return res;
+}
+
+if (isMain(import.meta)) {
+  const opts = parseArgs(process.argv.slice(2));
+  guardRejections();
+  header('scheduler', opts);
+  const t0 = now();
+  const res = await runScheduler(opts);
+  printTable(res, opts.reps);
+  console.log(`\nscheduler suite: ${((now() - t0) / 1000).toFixed(1)} s`);
+  if (res.failures.length) process.exitCode = 1;
+  if (opts.json) writeJSON(opts.json, suiteJSON('scheduler', [res], opts, sizes(opts.quick), (now() - t0) / 1000));
+  await finishProcess();
+}

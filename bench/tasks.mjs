@@ -1,0 +1,176 @@
+// The benchmark task module: every export is a task (context first, then the arguments), loaded
+// in every worker. Tasks that spawn nothing also run on the main thread with `ctx = null`, so a
+// single-thread baseline runs exactly the same bodies. bench/pool-worker.mjs wraps these same
+// bodies for piscina and tinypool.
+
+import { readFile } from 'node:fs/promises';
+
+const wallNow = () => performance.timeOrigin + performance.now();
+
+// ---- fork-join fib -------------------------------------------------------------------------
+
+function fibSeq(n) {
+  return n < 2 ? n : fibSeq(n - 1) + fibSeq(n - 2);
+}
+
+/** fib with a task per call, joined by continuation (`sum`): the fine-grained workload. */
+export function fibc(ctx, n) {
+  if (n < 2) return n;
+  return ctx.join('sum', ctx.spawn('fibc', n - 1), ctx.spawn('fibc', n - 2));
+}
+
+export function sum(ctx, ...xs) {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += xs[i];
+  return s;
+}
+
+/** Plain recursion: the single-thread baseline, and the leaves of every coarse split. */
+export function fib(ctx, n) {
+  return fibSeq(n);
+}
+
+/** Fork-join above `cut`, plain recursion at and below it (coarse grain). */
+export function fibcut(ctx, n, cut) {
+  if (n <= cut) return fibSeq(n);
+  return ctx.join('sum', ctx.spawn('fibcut', n - 1, cut), ctx.spawn('fibcut', n - 2, cut));
+}
+
+// ---- tiny, timed and CPU-bound bodies ------------------------------------------------------
+
+/** The smallest task there is. */
+export function inc(ctx, x) {
+  return x + 1;
+}
+
+/** CPU work: `iters` rounds of xorshift32, no memory traffic; returns the checksum. */
+export function burn(ctx, iters, seed = 1) {
+  let x = (seed | 0) || 1;
+  for (let i = 0; i < iters; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+  }
+  return x >>> 0;
+}
+
+/** Holds its thread for `ms` of wall time (a long task that occupies a P). */
+export function hold(ctx, ms) {
+  const end = performance.now() + ms;
+  let n = 0;
+  while (performance.now() < end) n++;
+  return n;
+}
+
+/** The wall-clock time (ms since the epoch, comparable across threads) at which it started. */
+export function stamp(ctx) {
+  return wallNow();
+}
+
+// ---- skewed fork: every leaf spawned by one task on one P; the others only get work by stealing
+
+/** Spawns burn(iters[i], i + 1) for every i and joins the checksums with `sum`. */
+export function skewfork(ctx, iters) {
+  const kids = new Array(iters.length);
+  for (let i = 0; i < iters.length; i++) kids[i] = ctx.spawn('burn', iters[i], i + 1);
+  return ctx.join('sum', ...kids);
+}
+
+// ---- UTS-style unbalanced tree search (binomial, like UTS's T3 family) --------------------
+//
+// A node is a 32-bit state. Its hash costs `rounds` rounds of a mixing function (the node's
+// work, UTS's SHA-1 in miniature). The root has b0 children; every other node has M children
+// when hash / 2^32 < q (qThr = q * 2^32), else none. With q * M just below 1 the expected size
+// is 1 + b0 / (1 - qM), and subtrees differ wildly: most die at once, a few run deep.
+
+const UTS_M = 8;
+
+function mix(h) {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+function utsHash(state, rounds) {
+  let h = state >>> 0;
+  for (let i = 0; i < rounds; i++) h = mix(h + i);
+  return h;
+}
+
+function utsChild(h, i) {
+  return mix(h ^ Math.imul(i + 1, 0x9e3779b9));
+}
+
+/** A non-root node: 1 if a leaf, else a join of its M children counted by `plus1`. */
+export function uts(ctx, state, qThr, rounds) {
+  const h = utsHash(state, rounds);
+  if (h >= qThr) return 1;
+  const kids = new Array(UTS_M);
+  for (let i = 0; i < UTS_M; i++) kids[i] = ctx.spawn('uts', utsChild(h, i), qThr, rounds);
+  return ctx.join('plus1', ...kids);
+}
+
+export function plus1(ctx, ...xs) {
+  let s = 1;
+  for (let i = 0; i < xs.length; i++) s += xs[i];
+  return s;
+}
+
+/** The root's children lo..hi-1, spread by binary splitting (a range of one is the child). */
+export function utsRange(ctx, h, lo, hi, qThr, rounds) {
+  if (hi - lo === 1) return uts(ctx, utsChild(h, lo), qThr, rounds);
+  const mid = (lo + hi) >>> 1;
+  return ctx.join('sum', ctx.spawn('utsRange', h, lo, mid, qThr, rounds), ctx.spawn('utsRange', h, mid, hi, qThr, rounds));
+}
+
+/** The whole tree: its node count. */
+export function utsRoot(ctx, seed, b0, qThr, rounds) {
+  const h = utsHash(seed, rounds);
+  return ctx.join('plus1', ctx.spawn('utsRange', h, 0, b0, qThr, rounds));
+}
+
+/** The same tree walked on one thread (explicit stack): its node count and deepest level. */
+export function utsSeq(ctx, seed, b0, qThr, rounds) {
+  const h = utsHash(seed, rounds);
+  const stack = [];
+  const depth = [];
+  for (let i = 0; i < b0; i++) { stack.push(utsChild(h, i)); depth.push(1); }
+  let nodes = 1;
+  let maxDepth = 0;
+  while (stack.length !== 0) {
+    const s = stack.pop();
+    const d = depth.pop();
+    nodes++;
+    if (d > maxDepth) maxDepth = d;
+    const hh = utsHash(s, rounds);
+    if (hh < qThr) for (let i = 0; i < UTS_M; i++) { stack.push(utsChild(hh, i)); depth.push(d + 1); }
+  }
+  return ctx === null ? { nodes, maxDepth } : nodes;
+}
+
+// ---- request-style workloads (the policies suite) -----------------------------------------
+
+/** A synchronous fork-join request: k children of `iters` CPU work each. */
+export function fanout(ctx, k, iters) {
+  const kids = new Array(k);
+  for (let i = 0; i < k; i++) kids[i] = ctx.spawn('burn', iters, i + 1);
+  return ctx.join('sum', ...kids);
+}
+
+const SELF = new URL(import.meta.url);
+
+/**
+ * A mixed request: forks k CPU children and awaits them, then reads a file (async I/O through
+ * the runtime's thread pool), then a little more CPU. Its G waits without holding the P.
+ */
+export async function ioreq(ctx, k, iters) {
+  const kids = new Array(k);
+  for (let i = 0; i < k; i++) kids[i] = ctx.spawn('burn', iters, i + 1);
+  let s = 0;
+  for (let i = 0; i < k; i++) s += await kids[i];
+  const text = await readFile(SELF);
+  return (s + text.length + burn(null, iters)) >>> 0;
+}
