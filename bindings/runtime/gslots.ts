@@ -5,7 +5,7 @@
 import {
   G_ARGC, G_ARGS, G_ARG_TAGS, G_FN, G_GEN, G_INDEX, G_INLINE_ARGS, G_JOIN, G_PARENT, G_PENDING,
   G_PRIO, G_RESULT, G_RESULT_TAG, G_SCHEDLINK, G_SIZE, G_SPILL, G_CHUNK_SHIFT, G_CHUNK_MASK, GDIR,
-  TAG_ERROR, TAG_NUMBER, TAG_BLOCK, G_DEAD, JOIN_DONE, JOIN_PARENT,
+  TAG_ERROR, TAG_NUMBER, TAG_BLOCK, JOIN_DONE, JOIN_PARENT,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import { Views, writeSlot, readSlot, freeSlot, writeErrorSlot, readErrorSlot, type SharedRegistry, type Heap } from './values.js';
@@ -235,5 +235,4 @@ export class GSlots {
     return Atomics.sub(this.views.i32, (pa + G_PENDING) >>> 2, 1) === 1; // pairs with the other children's subs
   }
 
-  isDead(a: number): boolean { return this.views.u32[a >>> 2] === G_DEAD; }
 }

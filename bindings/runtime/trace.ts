@@ -18,9 +18,8 @@ export const EV_STEAL = 3; // this M's P took b Gs from P a-1's ring (g = victim
 export const EV_PARK = 4; // this M dropped its P (a = P) and went to sleep
 export const EV_UNPARK = 5; // this M woke holding P a
 export const EV_SETTLE = 6; // async g settled on this M (a = 1 ok, 0 failed)
-export const EV_JOIN = 7; // g became a join continuation over a children
 
-const EVENT_NAMES = ['', 'start', 'spawn', 'steal', 'park', 'unpark', 'settle', 'join'];
+const EVENT_NAMES = ['', 'start', 'spawn', 'steal', 'park', 'unpark', 'settle'];
 
 /** Clock for trace events: ms since the epoch, comparable across threads. */
 const origin = performance.timeOrigin;
