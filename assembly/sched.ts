@@ -134,10 +134,14 @@ export function stopM(p: i32, m: i32): i32 {
   atomic.store<u32>(pp, 0, P_M); // pairs with the runtime's loads
   pidlePut(p);
   counterAdd(pp + (P_COUNTERS + PC_PARKS), 1); // sched.lock held: p has no owner now
+  // An M on midle never has its own spinning flag set: only wakep sets it there, together with
+  // M_NEXTP, when it takes the M off (DESIGN.md stopM step 2). Clearing it after the unlock let
+  // a wakep pick this M while still flagged and count it twice.
+  let spinning = atomic.load<u32>(mp, M_SPINNING) != 0; // own flag: nobody else writes it while m holds p
+  if (spinning) atomic.store<u32>(mp, 0, M_SPINNING); // still counted in nmspinning until the decrement below
   mPutLocked(m);
   schedUnlock();
-  if (atomic.load<u32>(mp, M_SPINNING) != 0) { // pairs with the store in wakep/becomeSpinning
-    atomic.store<u32>(mp, 0, M_SPINNING); // pairs with the spinning loads in stopM/findRunnable
+  if (spinning) {
     atomic.sub<i32>(S_NMSPINNING, 1); // StoreLoad point: pairs with the nmspinning load/CAS in wakep
     if (workAnywhere()) {
       schedLock();

@@ -258,7 +258,10 @@ describe.each(BACKENDS)('core under threads (%s)', (backend) => {
     }
   });
 
-  it('park and wake: Ms sleep and are woken, every G runs exactly once, no wake-up is lost', { timeout: TEST_TIMEOUT_MS }, async () => {
+  // Steal threshold 8 makes steals fail while rings hold work, so spinning Ms take the stopM
+  // recheck-and-retry path constantly: that once let a wakep pick an M still flagged spinning
+  // and leave nmspinning stuck at 1 (DESIGN.md stopM step 2).
+  it.each([1, 8])('park and wake (steal threshold %i): Ms sleep and are woken, every G runs exactly once, no wake-up is lost', { timeout: TEST_TIMEOUT_MS }, async (threshold) => {
     // The main thread (M0, no P) submits root Gs in bursts with pauses, so the Ms run out of
     // work, park, and must be woken again; each G readies two children until depth 0. A lost
     // wake-up leaves work queued with every M asleep: no progress, and the watch below fails
@@ -267,13 +270,13 @@ describe.each(BACKENDS)('core under threads (%s)', (backend) => {
     const workersN = 4;
     const maxMs = 1 + workersN;
     const depth = 4;
-    const roots = 1200;
+    const roots = threshold === 1 ? 1200 : 12_000; // the threshold-8 race needs many park/wake rounds
     const perRoot = 2 ** (depth + 1) - 1;
     const total = roots * perRoot;
     const memory = createMemory(8, 1024);
     const module = await coreModule(backend);
     const main = attachCore(backend, memory, module, false);
-    main.init(nprocs, maxMs, L.G_CHUNK, 16 * L.G_CHUNK, L.FLAG_DEBUG, 1, 7);
+    main.init(nprocs, maxMs, L.G_CHUNK, 16 * L.G_CHUNK, L.FLAG_DEBUG, threshold, 7);
     for (let m = 1; m < maxMs; m++) main.mPut(m);
     const mem = new Mem(memory);
     const seen = new SharedArrayBuffer(total);

@@ -196,11 +196,15 @@ export function stopM(m: Mem, p: number, mi: number): number {
   Atomics.store(i32, w + P_M_W, 0); // under sched.lock; read by schedtrace
   pidlePut(m, p);
   m.f64[pCounters(p) + PARKS] += 1; // plain: under sched.lock
+  // An M on midle never has its own spinning flag set: only wakep sets it there, together with
+  // M_NEXTP, when it takes the M off (DESIGN.md stopM step 2). Clearing it after the unlock let
+  // a wakep pick this M while still flagged and count it twice.
+  const mw = mWord(m, mi);
+  const spinning = Atomics.load(i32, mw + SPINNING) !== 0; // own flag: nobody else writes it while m holds p
+  if (spinning) Atomics.store(i32, mw + SPINNING, 0); // still counted in nmspinning until step 3
   mPutLocked(m, mi);
   schedUnlock(m);
-  const mw = mWord(m, mi);
-  if (Atomics.load(i32, mw + SPINNING) === 0) return Stop.Sleep; // pairs with the spinning stores in wakep
-  Atomics.store(i32, mw + SPINNING, 0); // this M's own flag
+  if (!spinning) return Stop.Sleep;
   // The StoreLoad point: the decrement comes before the recheck (pairs with the nmspinning
   // load in ready after it enqueued).
   Atomics.sub(i32, NMSPINNING_W, 1);
