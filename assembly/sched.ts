@@ -1,16 +1,17 @@
-// The scheduler proper: findRunnable, spinning, stopM, wakep, ready, acquireP (docs/DESIGN.md,
-// "findRunnable (Go's order)" and "Spin, then park").
+// The scheduler proper: findRunnable, spinning, stopM, wakep, ready, acquireP, mTake
+// (docs/DESIGN.md, "findRunnable (Go's order)", "Spin, then park" and "Priority classes").
 //
-// Whoever makes work runnable publishes it (tail store, or the global queue under sched.lock)
-// before reading nmspinning and npidle; a spinning M that gives up decrements nmspinning (the
-// StoreLoad point, an atomic RMW) before it rechecks every queue. DESIGN.md "Why no wake-up is
-// lost" has the argument.
+// Whoever makes work runnable publishes it (tail store, or the global or a class queue under
+// sched.lock) before reading nmspinning and npidle; a spinning M that gives up decrements
+// nmspinning (the StoreLoad point, an atomic RMW) before it rechecks every queue. DESIGN.md
+// "Why no wake-up is lost" has the argument.
 
 import {
-  FLAG_GLOBAL_ONLY, G_RUNNABLE, G_RUNNING, G_STATUS, M_NEXTP, M_PARK, PARK_P, M_SPINNING, PC_EXECUTED,
-  PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS,
+  FLAG_GLOBAL_ONLY, G_PRIO, G_RUNNABLE, G_RUNNING, G_STATUS, M_NEXTP, M_PARK, PARK_P, M_SPINNING, PC_EXECUTED,
+  PC_GLOBAL_HITS, PC_HIGH_HITS, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS,
   PC_STEAL_MISSES, PC_WAKEUPS, P_COUNTERS, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS,
-  S_MIDLE, S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_RUNQ_HEAD, S_RUNQ_SIZE, GLOBAL_CHECK_TICKS,
+  S_MIDLE, S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_HEAD, S_RUNQ_SIZE, GLOBAL_CHECK_TICKS,
+  LOW_CHECK_TICKS, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
 } from './shared/layout';
 import { counterAdd, flags, mAddr, nprocs, pAddr } from './mem';
 import { schedLock, schedUnlock } from './lock';
@@ -18,6 +19,7 @@ import { gAddr, gSetStatus } from './gtable';
 import { globrunqGet, globrunqGetBatch, globrunqPut, runqPutBatchTail } from './globrunq';
 import { runqEmpty, runqGetNext, runqGetRing, runqPut } from './runq';
 import { stealWork } from './steal';
+import { classqGet, classqPopLocked, classqPut, classqSize } from './classq';
 import { mGet, mPutLocked, mRemove, pidleGet, pidlePut } from './idle';
 import { beginAbort } from './abort';
 
@@ -57,9 +59,11 @@ function execute(pp: usize, mp: usize, g: u32, newSlice: bool): void {
 }
 
 /**
- * Go's findRunnable without the blocking part: the global queue every 61st slice, runnext and
- * the ring, the global queue, then (within the spin limit) stealing. Returns a G already
- * G_RUNNING, or 0 (m may be spinning now: call stopM next). M m holding P p only.
+ * Go's findRunnable without the blocking part, with the class queues (DESIGN.md "Priority
+ * classes"): the global queue every 61st slice, the low queue every LOW_CHECK_TICKS-th, the
+ * high queue, runnext and the ring, the global queue, then (within the spin limit) stealing,
+ * and the low queue last. Returns a G already G_RUNNING, or 0 (m may be spinning now: call
+ * stopM next). M m holding P p only.
  */
 export function findRunnable(p: i32, m: i32): u32 {
   let pp = pAddr(p);
@@ -70,6 +74,14 @@ export function findRunnable(p: i32, m: i32): u32 {
   if (tick % GLOBAL_CHECK_TICKS == 0 && atomic.load<u32>(S_RUNQ_SIZE) > 0) { // pairs with the size stores under sched.lock
     g = globrunqGet(p, 1); // fairness: one G
     if (g != 0) counterAdd(pp + (P_COUNTERS + PC_GLOBAL_HITS), 1);
+  }
+  if (g == 0 && tick % LOW_CHECK_TICKS == 0 && classqSize(PRIO_LOW) > 0) {
+    g = classqGet(PRIO_LOW); // the anti-starvation turn: low work progresses under any load
+    if (g != 0) counterAdd(pp + (P_COUNTERS + PC_LOW_HITS), 1);
+  }
+  if (g == 0 && classqSize(PRIO_HIGH) > 0) { // the normal path's one extra load
+    g = classqGet(PRIO_HIGH); // one G: a batch would put high Gs on the ring as normal work
+    if (g != 0) counterAdd(pp + (P_COUNTERS + PC_HIGH_HITS), 1);
   }
   if (g == 0) {
     g = runqGetNext(pp);
@@ -88,21 +100,28 @@ export function findRunnable(p: i32, m: i32): u32 {
   if (g == 0) {
     let spinning = atomic.load<u32>(mp, M_SPINNING) != 0; // pairs with the store in wakep/stopM
     let busy = nprocs() - atomic.load<i32>(S_NPIDLE); // pairs with the npidle RMWs in idle.ts
-    if (!spinning && 2 * atomic.load<i32>(S_NMSPINNING) >= busy) return 0; // spin limit; pairs with the nmspinning RMWs
-    if (!spinning) becomeSpinning(pp, mp);
-    g = stealWork(p);
-    if (g == 0) {
-      counterAdd(pp + (P_COUNTERS + PC_STEAL_MISSES), 1);
-      return 0;
+    if (spinning || 2 * atomic.load<i32>(S_NMSPINNING) < busy) { // spin limit; pairs with the nmspinning RMWs
+      if (!spinning) becomeSpinning(pp, mp);
+      g = stealWork(p); // rings hold normal Gs only
+      if (g == 0) counterAdd(pp + (P_COUNTERS + PC_STEAL_MISSES), 1);
     }
   }
+  if (g == 0 && classqSize(PRIO_LOW) > 0) { // also when the spin limit forbade stealing
+    g = classqGet(PRIO_LOW); // nothing else to run: low work
+    if (g != 0) counterAdd(pp + (P_COUNTERS + PC_LOW_HITS), 1);
+  }
+  if (g == 0) return 0;
   execute(pp, mp, g, newSlice);
   return g;
 }
 
-/** Whether any queue has work: the global queue or a non-idle P's ring or runnext. Any thread. */
+/**
+ * Whether any queue has work: the global queue, a class queue, or a non-idle P's ring or
+ * runnext. Any thread.
+ */
 function workAnywhere(): bool {
   if (atomic.load<u32>(S_RUNQ_SIZE) > 0) return true; // pairs with the size stores under sched.lock
+  if (classqSize(PRIO_HIGH) > 0 || classqSize(PRIO_LOW) > 0) return true;
   let n = nprocs();
   for (let v = 0; v < n; v++) {
     if (atomic.load<u32>(pAddr(v), P_STATUS) != P_IDLE && !runqEmpty(v)) return true; // pairs with the status stores in acquireP/stopM
@@ -111,10 +130,10 @@ function workAnywhere(): bool {
 }
 
 /**
- * M m gives up P p after findRunnable returned 0. Returns a G (the global queue had work; p is
- * kept and g is running), Stop.Sleep (p and m are idle: sleep on M_PARK, then acquireP), or
- * Stop.Retry (m was spinning, the recheck found work, and m took an idle P: acquireP, then
- * findRunnable). M m holding P p only.
+ * M m gives up P p after findRunnable returned 0. Returns a G (the global queue, else the high
+ * queue, else the low queue had work; p is kept and g is running), Stop.Sleep (p and m are
+ * idle: sleep on M_PARK, then acquireP), or Stop.Retry (m was spinning, the recheck found work,
+ * and m took an idle P: acquireP, then findRunnable). M m holding P p only.
  */
 export function stopM(p: i32, m: i32): i32 {
   let pp = pAddr(p);
@@ -128,6 +147,19 @@ export function stopM(p: i32, m: i32): i32 {
     counterAdd(pp + (P_COUNTERS + PC_GLOBAL_HITS), 1);
     execute(pp, mp, g, true);
     return <i32>g;
+  }
+  // A class G, one only (as in findRunnable): high before low.
+  let cg = classqPopLocked(PRIO_HIGH);
+  let hits: usize = PC_HIGH_HITS;
+  if (cg == 0) {
+    cg = classqPopLocked(PRIO_LOW);
+    hits = PC_LOW_HITS;
+  }
+  if (cg != 0) {
+    schedUnlock();
+    counterAdd(pp + P_COUNTERS + hits, 1);
+    execute(pp, mp, cg, true);
+    return <i32>cg;
   }
   // Release p and park m in one critical section: an idle P always has an idle M.
   atomic.store<u32>(pp, P_IDLE, P_STATUS); // pairs with status loads in stealWork/workAnywhere
@@ -145,18 +177,16 @@ export function stopM(p: i32, m: i32): i32 {
     atomic.sub<i32>(S_NMSPINNING, 1); // StoreLoad point: pairs with the nmspinning load/CAS in wakep
     if (workAnywhere()) {
       schedLock();
-      // wakep may have taken m off the idle list (M_NEXTP set) since the unlock.
-      if (atomic.load<u32>(mp, M_NEXTP) == 0) { // pairs with the store in wakep
+      // wakep (M_NEXTP set) or mTake (reserved by the runtime) may have taken m off the idle
+      // list since the unlock: then m is theirs, and only an m still on the list retries.
+      if (load<u32>(S_PIDLE) != 0 && mRemove(m)) { // plain: sched.lock held
         let p2 = pidleGet();
-        if (p2 >= 0) {
-          mRemove(m);
-          atomic.store<u32>(mp, <u32>p2 + 1, M_NEXTP); // pairs with the load in acquireP
-          atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in findRunnable
-          atomic.add<i32>(S_NMSPINNING, 1); // pairs with the nmspinning load/CAS in wakep
-          counterAdd(pAddr(p2) + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: p2 has no owner yet
-          schedUnlock();
-          return STOP_RETRY;
-        }
+        atomic.store<u32>(mp, <u32>p2 + 1, M_NEXTP); // pairs with the load in acquireP
+        atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in findRunnable
+        atomic.add<i32>(S_NMSPINNING, 1); // pairs with the nmspinning load/CAS in wakep
+        counterAdd(pAddr(p2) + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: p2 has no owner yet
+        schedUnlock();
+        return STOP_RETRY;
       }
       schedUnlock();
     }
@@ -218,15 +248,33 @@ export function mPut(m: i32): void {
 }
 
 /**
- * Makes g (G_DEAD or G_WAITING) runnable: on P p's run queue (runnext when `next` != 0), or on
- * the global queue when p < 0 or FLAG_GLOBAL_ONLY; then wakes an idle P if nobody spins.
- * p >= 0: owner P only; p < 0: any thread.
+ * Takes an idle M off the idle-M list for the caller to hand work to (the runtime reserves a
+ * spare M this way); returns its index, or -1 when none is idle. The M stays asleep on its park
+ * word until the caller wakes it; stopM's recheck leaves an M taken this way alone. Any thread.
+ */
+export function mTake(): i32 {
+  schedLock();
+  let m = mGet();
+  schedUnlock();
+  return m;
+}
+
+/**
+ * Makes g (G_DEAD or G_WAITING) runnable. A normal G goes on P p's run queue (runnext when
+ * `next` != 0), or on the global queue when p < 0 or FLAG_GLOBAL_ONLY; a high or low G on its
+ * class queue, whatever p and `next` (DESIGN.md "Priority classes"). Then wakes an idle P if
+ * nobody spins. p >= 0: owner P only; p < 0: any thread.
  */
 export function ready(p: i32, g: u32, next: i32): void {
-  let status = atomic.load<u32>(gAddr(g), G_STATUS); // pairs with the status store of g's last transition
+  let gp = gAddr(g);
+  let status = atomic.load<u32>(gp, G_STATUS); // pairs with the status store of g's last transition
+  // plain: written by whoever prepared g, before the handover (gfGet, a join word RMW) that made g ours
+  let cls = load<u32>(gp, G_PRIO) & PRIO_MASK;
   gSetStatus(g, status, G_RUNNABLE);
   if (p >= 0) counterAdd(pAddr(p) + (P_COUNTERS + PC_SPAWNED), 1);
-  if (p >= 0 && (flags() & FLAG_GLOBAL_ONLY) == 0) {
+  if (cls != PRIO_NORMAL) {
+    classqPut(g, cls);
+  } else if (p >= 0 && (flags() & FLAG_GLOBAL_ONLY) == 0) {
     runqPut(p, g, next);
   } else {
     globrunqPut(g);

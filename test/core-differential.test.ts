@@ -74,6 +74,8 @@ class Model {
   rings: number[][];
   runnext: number[];
   global: number[] = [];
+  high: number[] = [];
+  low: number[] = [];
   gfLocal: number[][]; // top first
   gfGlobal: number[] = []; // top first
   gcap: number;
@@ -165,6 +167,14 @@ class Model {
     return last;
   }
 
+  /** ready(p, g, next) of a G of class cls (DESIGN.md "Priority classes"). */
+  ready(p: number, g: number, next: number, cls: number, globalOnly: boolean): void {
+    if (cls === L.PRIO_HIGH) this.high.push(g);
+    else if (cls !== L.PRIO_NORMAL) this.low.push(g);
+    else if (p >= 0 && !globalOnly) this.runqPut(p, g, next);
+    else this.global.push(g);
+  }
+
   globrunqGet(p: number, max: number): number {
     const n = globBatch(this.global.length, this.nprocs, max);
     if (n === 0) return 0;
@@ -192,6 +202,7 @@ type QOp =
   | { k: 'runnable'; pick: number }
   | { k: 'cancel'; pick: number }
   | { k: 'runqPut'; p: number; pick: number; next: number }
+  | { k: 'ready'; p: number; pick: number; next: number; prio: number }
   | { k: 'spawnMany'; p: number; n: number }
   | { k: 'runqGet'; p: number }
   | { k: 'runqSteal'; p: number; v: number; srn: number }
@@ -205,12 +216,21 @@ type QOp =
 
 const pSel = fc.integer({ min: -1, max: 15 }); // -1: global / no P; else taken mod nprocs
 
+/** A G_PRIO word: a class byte (normal most often, sometimes one above PRIO_LOW, which reads
+ *  as low), and sometimes a token and the continuation flag, which ready must leave alone. */
+const prioWord = fc.tuple(
+  fc.constantFrom(L.PRIO_NORMAL, L.PRIO_NORMAL, L.PRIO_HIGH, L.PRIO_LOW, 0x42),
+  fc.constantFrom(0, 0, 1, 0xffff),
+  fc.boolean(),
+).map(([cls, token, cont]) => (cls | (cont ? L.GF_CONT : 0) | (token << L.G_TOKEN_SHIFT)) >>> 0);
+
 const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ k: fc.constant('gfGet' as const), p: pSel }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('gfPut' as const), p: pSel, pick: sel }) },
   { weight: 5, arbitrary: fc.record({ k: fc.constant('runnable' as const), pick: sel }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('cancel' as const), pick: sel }) },
   { weight: 8, arbitrary: fc.record({ k: fc.constant('runqPut' as const), p: sel, pick: sel, next: bit }) },
+  { weight: 5, arbitrary: fc.record({ k: fc.constant('ready' as const), p: pSel, pick: sel, next: bit, prio: prioWord }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('spawnMany' as const), p: sel, n: fc.integer({ min: 1, max: 300 }) }) },
   { weight: 6, arbitrary: fc.record({ k: fc.constant('runqGet' as const), p: sel }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('runqSteal' as const), p: sel, v: sel, srn: bit }) },
@@ -308,6 +328,16 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         const p = op.p % n;
         pair.call('runqPut', p, g, op.next);
         model.runqPut(p, g, op.next);
+        break;
+      }
+      case 'ready': {
+        // Any class from a dead G: ready may also try a wake-up, which finds no idle M here.
+        const g = take(dead, op.pick);
+        if (g === undefined) return;
+        const p = op.p < 0 ? -1 : op.p % n;
+        pair.store((h) => h.mem.gAddr(g) + L.G_PRIO, op.prio);
+        pair.call('ready', p, g, op.next);
+        model.ready(p, g, op.next, op.prio & L.PRIO_MASK, false);
         break;
       }
       case 'spawnMany': {
@@ -411,6 +441,8 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
       expect(h.mem.gfreeLocal(p), `${h.backend} gfree ${p}`).toEqual(model.gfLocal[p]);
     }
     expect(h.mem.globalQueue(), `${h.backend} global queue`).toEqual(model.global);
+    expect(h.mem.highQueue(), `${h.backend} high queue`).toEqual(model.high);
+    expect(h.mem.lowQueue(), `${h.backend} low queue`).toEqual(model.low);
     expect(h.mem.gfreeGlobal(), `${h.backend} global free stack`).toEqual(model.gfGlobal);
     expect(h.mem.gcap).toBe(model.gcap);
     expect(h.mem.lockWord).toBe(0);
@@ -430,8 +462,10 @@ type SOp =
   | { k: 'stop'; m: number }
   | { k: 'finish'; m: number }
   | { k: 'block'; m: number }
-  | { k: 'spawn'; who: number; next: number }
-  | { k: 'spawnMany'; who: number; n: number }
+  | { k: 'spawn'; who: number; next: number; prio: number }
+  | { k: 'spawnMany'; who: number; n: number; prio: number }
+  | { k: 'mTake' }
+  | { k: 'mGive'; pick: number }
   | { k: 'wake'; pick: number; who: number; next: number }
   | { k: 'threshold' }
   | { k: 'order'; p: number; r: number; i: number }
@@ -447,8 +481,10 @@ const sOp: fc.Arbitrary<SOp> = fc.oneof(
   { weight: 8, arbitrary: fc.record({ k: fc.constant('stop' as const), m: sel }) },
   { weight: 10, arbitrary: fc.record({ k: fc.constant('finish' as const), m: sel }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('block' as const), m: sel }) },
-  { weight: 6, arbitrary: fc.record({ k: fc.constant('spawn' as const), who: sel, next: bit }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('spawnMany' as const), who: sel, n: fc.oneof(fc.integer({ min: 2, max: 20 }), fc.integer({ min: 250, max: 300 })) }) },
+  { weight: 6, arbitrary: fc.record({ k: fc.constant('spawn' as const), who: sel, next: bit, prio: prioWord }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('spawnMany' as const), who: sel, n: fc.oneof(fc.integer({ min: 2, max: 20 }), fc.integer({ min: 250, max: 300 })), prio: prioWord }) },
+  { weight: 1, arbitrary: fc.constant({ k: 'mTake' as const }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('mGive' as const), pick: sel }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('wake' as const), pick: sel, who: sel, next: bit }) },
   { weight: 1, arbitrary: fc.constant({ k: 'threshold' as const }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('order' as const), p: sel, r: fc.nat({ max: 0xffffffff }), i: sel }) },
@@ -494,6 +530,7 @@ function runSched(s: SchedSetup, ops: SOp[], everyStep: boolean): Pair {
   const holding = new Map<number, number>(); // M -> P it holds
   const curG = new Map<number, number>(); // M -> G it runs
   const mayStop = new Set<number>(); // Ms whose last findRunnable returned 0
+  const taken = new Set<number>(); // Ms reserved by mTake (off the idle list, asleep)
   const waiting: number[] = [];
   const blocks: number[] = [];
   const pick = <T>(xs: T[], k: number): T | undefined => (xs.length === 0 ? undefined : xs[k % xs.length]);
@@ -570,6 +607,7 @@ function runSched(s: SchedSetup, ops: SOp[], everyStep: boolean): Pair {
         for (let j = 0; j < count; j++) {
           const g = pair.call('gfGet', p);
           if (g === 0) break;
+          pair.store((h) => h.mem.gAddr(g) + L.G_PRIO, op.prio);
           pair.call('ready', p, g, op.k === 'spawn' ? op.next : 0);
         }
         if (who >= 0) mayStop.delete(who);
@@ -584,6 +622,23 @@ function runSched(s: SchedSetup, ops: SOp[], everyStep: boolean): Pair {
         }
         pair.call('ready', pOf(who), g, op.next);
         if (who >= 0) mayStop.delete(who);
+        break;
+      }
+      case 'mTake': {
+        const m = pair.call('mTake');
+        if (m >= 0) {
+          if (holding.has(m) || taken.has(m) || pair.a.mem.m(m, L.M_NEXTP) !== 0) {
+            throw new Error(`mTake gave M${m}, which is not idle\n${pair.trail()}`);
+          }
+          taken.add(m);
+        }
+        break;
+      }
+      case 'mGive': {
+        const m = pick([...taken], op.pick);
+        if (m === undefined) return;
+        taken.delete(m);
+        pair.call('mPut', m);
         break;
       }
       case 'threshold':
@@ -633,6 +688,15 @@ function runSched(s: SchedSetup, ops: SOp[], everyStep: boolean): Pair {
       }
     }
     expect(seen.size, `${where}: every G accounted for`).toBe(mem.gcap - 1);
+    // Classes: rings, runnext slots and the global queue hold normal Gs only; each class queue
+    // its own class (a class byte above PRIO_LOW reads as low).
+    for (let p = 0; p < s.nprocs; p++) {
+      for (const g of mem.ring(p)) expect(mem.gClass(g), `${where}: P${p} ring G${g}`).toBe(L.PRIO_NORMAL);
+      if (mem.runnext(p) !== 0) expect(mem.gClass(mem.runnext(p)), `${where}: P${p} runnext`).toBe(L.PRIO_NORMAL);
+    }
+    for (const g of mem.globalQueue()) expect(mem.gClass(g), `${where}: global G${g}`).toBe(L.PRIO_NORMAL);
+    for (const g of mem.highQueue()) expect(mem.gClass(g), `${where}: high G${g}`).toBe(L.PRIO_HIGH);
+    for (const g of mem.lowQueue()) expect([L.PRIO_NORMAL, L.PRIO_HIGH], `${where}: low G${g}`).not.toContain(mem.gClass(g));
     // Ps: idle ones on the idle list; held ones running with their M; handed-over ones in between.
     const pidle = mem.pidle();
     expect(mem.npidle, where).toBe(pidle.length);
@@ -653,7 +717,7 @@ function runSched(s: SchedSetup, ops: SOp[], everyStep: boolean): Pair {
     }
     // Ms: idle ones are those neither holding nor handed a P; spinning ones are counted.
     const midle = [...mem.midle()].sort((x, y) => x - y);
-    expect(midle, where).toEqual(workers.filter((m) => !holding.has(m) && mem.m(m, L.M_NEXTP) === 0));
+    expect(midle, where).toEqual(workers.filter((m) => !holding.has(m) && !taken.has(m) && mem.m(m, L.M_NEXTP) === 0));
     expect(mem.nmidle, where).toBe(midle.length);
     const spinning = workers.filter((m) => mem.m(m, L.M_SPINNING) !== 0).length;
     expect(mem.nmspinning, `${where}: nmspinning`).toBe(spinning);
@@ -675,7 +739,7 @@ describe('differential: Wasm core vs TypeScript twin', () => {
     modules = { wasm: await coreModule('wasm'), js: await coreModule('js') };
   });
 
-  it('queue and free-list ops: same results, same bytes, and the model agrees', { timeout: 180_000 }, () => {
+  it('queue and free-list ops (ready of every class among them): same results, same bytes, and the model agrees', { timeout: 180_000 }, () => {
     fc.assert(
       fc.property(setup, fc.array(qOp, { minLength: 20, maxLength: 300, size: 'max' }), (s, ops) => {
         checkMemory((everyStep) => runQueues(s, ops, everyStep));
@@ -684,7 +748,7 @@ describe('differential: Wasm core vs TypeScript twin', () => {
     );
   });
 
-  it('scheduler ops (ready, findRunnable, stopM, wakep, acquireP, ...): same results, same bytes, invariants hold', { timeout: 180_000 }, () => {
+  it('scheduler ops (ready of every class, findRunnable, stopM, wakep, acquireP, mTake, ...): same results, same bytes, invariants hold', { timeout: 180_000 }, () => {
     fc.assert(
       fc.property(schedSetup, fc.array(sOp, { minLength: 20, maxLength: 300, size: 'max' }), (s, ops) => {
         checkMemory((everyStep) => runSched(s, ops, everyStep));

@@ -32,6 +32,8 @@ describe.each(BACKENDS)('start-up, wakep, acquireP (%s)', (backend) => {
     expect(mem.midle()).toEqual([]);
     expect(mem.nmidle).toBe(0);
     expect(mem.runqSize).toBe(0);
+    expect(mem.highQueue()).toEqual([]);
+    expect(mem.lowQueue()).toEqual([]);
     expect(mem.lockWord).toBe(0);
   });
 

@@ -260,8 +260,14 @@ describe.each(BACKENDS)('core under threads (%s)', (backend) => {
 
   // Steal threshold 8 makes steals fail while rings hold work, so spinning Ms take the stopM
   // recheck-and-retry path constantly: that once let a wakep pick an M still flagged spinning
-  // and leave nmspinning stuck at 1 (DESIGN.md stopM step 2).
-  it.each([1, 8])('park and wake (steal threshold %i): Ms sleep and are woken, every G runs exactly once, no wake-up is lost', { timeout: TEST_TIMEOUT_MS }, async (threshold) => {
+  // and leave nmspinning stuck at 1 (DESIGN.md stopM step 2). With classes, every G is normal,
+  // high or low at random, so the class queues go through the same park-and-wake rounds
+  // (DESIGN.md "Priority classes": no wake-up is lost for them either).
+  it.each([
+    { threshold: 1, classes: false, gs: 'normal Gs' },
+    { threshold: 8, classes: false, gs: 'normal Gs' },
+    { threshold: 8, classes: true, gs: 'Gs of all three classes' },
+  ])('park and wake (steal threshold $threshold, $gs): Ms sleep and are woken, every G runs exactly once, no wake-up is lost', { timeout: TEST_TIMEOUT_MS }, async ({ threshold, classes }) => {
     // The main thread (M0, no P) submits root Gs in bursts with pauses, so the Ms run out of
     // work, park, and must be woken again; each G readies two children until depth 0. A lost
     // wake-up leaves work queued with every M asleep: no progress, and the watch below fails
@@ -287,7 +293,7 @@ describe.each(BACKENDS)('core under threads (%s)', (backend) => {
     const workers = Array.from({ length: workersN }, (_, index) => new Worker(FIXTURE, {
       workerData: {
         backend, memory, module, kind: 'm', index, nprocs, ctl: ctlBuf, seen,
-        params: { deadlineMs: DEADLINE_MS, seed: 3 },
+        params: { deadlineMs: DEADLINE_MS, seed: 3, classes },
       },
     }));
     const errors: string[] = [];
@@ -314,6 +320,7 @@ describe.each(BACKENDS)('core under threads (%s)', (backend) => {
         const g = main.gfGet(-1);
         mem.setG(g, L.G_INDEX, Atomics.add(ctl, NEXT_TOKEN, 1));
         mem.setG(g, L.G_ARGC, depth);
+        if (classes) mem.setGClass(g, r % 3); // normal, high, low in turn
         main.ready(-1, g, 0);
       }
       if (errors.length > 0) await fail('an M failed');
@@ -323,7 +330,7 @@ describe.each(BACKENDS)('core under threads (%s)', (backend) => {
     let last = -1;
     let lastChange = Date.now();
     const quiet = (): boolean => Atomics.load(ctl, EXECUTED) === total && mem.npidle === nprocs
-      && mem.nmspinning === 0 && mem.runqSize === 0;
+      && mem.nmspinning === 0 && mem.runqSize === 0 && mem.runqhSize === 0 && mem.runqlSize === 0;
     while (!quiet()) {
       if (errors.length > 0) await fail('an M failed');
       const progress = Atomics.load(ctl, EXECUTED) + workers.reduce((a, _, w) => a + Atomics.load(ctl, slot(w, ITERS)), 0);
@@ -348,6 +355,12 @@ describe.each(BACKENDS)('core under threads (%s)', (backend) => {
     expect(wrong, 'first token not run exactly once').toBe(-1);
     for (let w = 0; w < workersN; w++) expect(Atomics.load(ctl, slot(w, DUPS))).toBe(0);
     expect(mem.allQueued()).toEqual([]);
+    // Every class G put on its queue was taken off by some P, and only class Gs were.
+    let classHits = 0;
+    for (let p = 0; p < nprocs; p++) classHits += mem.pc(p, L.PC_HIGH_HITS) + mem.pc(p, L.PC_LOW_HITS);
+    expect(classHits).toBe(mem.sc(L.SC_HIGH_PUT) + mem.sc(L.SC_LOW_PUT));
+    if (classes) expect(mem.sc(L.SC_HIGH_PUT)).toBeGreaterThan(0);
+    else expect(classHits).toBe(0);
     expect(mem.allFree().length).toBe(mem.gcap - 1);
     expect(mem.midle().length).toBe(workersN);
     let parks = 0;

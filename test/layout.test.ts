@@ -27,6 +27,11 @@ const PINNED: Record<string, number> = {
   GFREE_LOCAL_KEEP: 32,
   MAX_PROCS: 256,
   MAX_MS: 512,
+  PRIO_NORMAL: 0,
+  PRIO_HIGH: 1,
+  PRIO_LOW: 2,
+  PRIO_MASK: 0xff,
+  LOW_CHECK_TICKS: 64,
 
   G_IDLE: 0,
   G_RUNNABLE: 1,
@@ -66,10 +71,16 @@ const PINNED: Record<string, number> = {
   S_PIDLE: 65676,
   S_MIDLE: 65680,
   S_NMIDLE: 65684,
+  S_RUNQH_HEAD: 65688,
+  S_RUNQH_TAIL: 65692,
+  S_RUNQL_HEAD: 65696,
+  S_RUNQL_TAIL: 65700,
   S_RUNQ_SIZE: 65792,
   S_NPIDLE: 65796,
   S_NMSPINNING: 65800,
   S_NEEDSPINNING: 65804,
+  S_RUNQH_SIZE: 65808,
+  S_RUNQL_SIZE: 65812,
   S_GFREE_HEAD: 65920,
   S_GFREE_N: 65928,
   S_HEAP_LOCK: 66048,
@@ -84,12 +95,18 @@ const PINNED: Record<string, number> = {
   SC_HEAP_ALLOCS: 32,
   SC_HEAP_FREES: 40,
   SC_HEAP_BYTES: 48,
-  SC_COUNT: 7,
+  SC_HIGH_PUT: 56,
+  SC_LOW_PUT: 64,
+  SC_COUNT: 9,
   S_DUMMY: 66432,
   S_RT: 66560,
   S_RT_STOP: 66560,
   S_RT_SHARES: 66564,
   S_RT_CANCEL: 66568,
+  S_RT_PRESERVE: 66572,
+  S_RT_NPRESERVE: 66576,
+  S_RT_HANDOFFS: 66580,
+  S_RT_RETIRES: 66584,
   CANCEL_TOKENS: 65536,
 
   COPRIMES: 66688,
@@ -130,7 +147,9 @@ const PINNED: Record<string, number> = {
   PC_WAKEUPS: 80,
   PC_STEAL_MISSES: 88,
   PC_GFREE_MOVES: 96,
-  PC_COUNT: 13,
+  PC_HIGH_HITS: 104,
+  PC_LOW_HITS: 112,
+  PC_COUNT: 15,
   P_RUNQ: 768,
   P_SIZE: 1792,
 
@@ -187,6 +206,7 @@ const PINNED: Record<string, number> = {
   JOIN_PARENT: 0x80000,
   GF_CONT: 0x100,
   G_TOKEN_SHIFT: 16,
+  SCHEDLINK_PINNED: 0x80000000,
 
   TAG_UNDEFINED: 0,
   TAG_NULL: 1,
@@ -290,6 +310,20 @@ describe('layout constants', () => {
     expect(join.reduce((a, b) => a | b, 0)).toBe(join.reduce((a, b) => a + b, 0));
   });
 
+  it('priority classes: distinct values inside the class byte, normal is zero (a zeroed G)', () => {
+    const classes = [L.PRIO_NORMAL, L.PRIO_HIGH, L.PRIO_LOW];
+    expect(new Set(classes).size).toBe(3);
+    expect(L.PRIO_NORMAL).toBe(0);
+    for (const c of classes) expect(c & ~L.PRIO_MASK).toBe(0);
+    // The class byte leaves the flags byte and the token half alone.
+    expect(L.PRIO_MASK & L.GF_CONT).toBe(0);
+    expect(L.PRIO_MASK >>> L.G_TOKEN_SHIFT).toBe(0);
+    // The low turn is rarer than the global queue's and the two seldom fall on one slice.
+    const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+    expect(L.LOW_CHECK_TICKS).toBeGreaterThan(L.GLOBAL_CHECK_TICKS);
+    expect(gcd(L.LOW_CHECK_TICKS, L.GLOBAL_CHECK_TICKS)).toBe(1);
+  });
+
   it('G and P states are Go values and distinct', () => {
     const gs = [L.G_IDLE, L.G_RUNNABLE, L.G_RUNNING, L.G_WAITING, L.G_DEAD];
     expect(new Set(gs).size).toBe(gs.length);
@@ -320,9 +354,16 @@ describe('layout structure', () => {
   it('scheduler block: lock, lock-free words, free-G head, heap, counters on their own lines', () => {
     const s = (a: number): number => line(a - L.SCHED);
     // Line 0: the lock and what it guards.
-    for (const a of [L.S_LOCK, L.S_RUNQ_HEAD, L.S_RUNQ_TAIL, L.S_PIDLE, L.S_MIDLE, L.S_NMIDLE]) expect(s(a)).toBe(0);
-    // Line 1: words every spinning M reads lock-free.
-    for (const a of [L.S_RUNQ_SIZE, L.S_NPIDLE, L.S_NMSPINNING, L.S_NEEDSPINNING]) expect(s(a)).toBe(1);
+    const line0 = [L.S_LOCK, L.S_RUNQ_HEAD, L.S_RUNQ_TAIL, L.S_PIDLE, L.S_MIDLE, L.S_NMIDLE,
+      L.S_RUNQH_HEAD, L.S_RUNQH_TAIL, L.S_RUNQL_HEAD, L.S_RUNQL_TAIL];
+    for (const a of line0) expect(s(a)).toBe(0);
+    expectDisjoint(line0.map((a) => [`S@${a}`, a - L.SCHED, 4]), L.LINE);
+    // Line 1: words every spinning M reads lock-free (the three queue sizes among them).
+    const line1 = [L.S_RUNQ_SIZE, L.S_NPIDLE, L.S_NMSPINNING, L.S_NEEDSPINNING, L.S_RUNQH_SIZE, L.S_RUNQL_SIZE];
+    for (const a of line1) expect(s(a)).toBe(1);
+    expectDisjoint(line1.map((a) => [`S@${a}`, a - L.SCHED - L.LINE, 4]), L.LINE);
+    // Every scheduler word outside the counter lines is a 4-aligned u32 (the free-G head an i64).
+    for (const a of [...line0, ...line1]) expect(a % 4).toBe(0);
     // Line 2: the Treiber stack head (64-bit, so 8-aligned) and its count.
     expect(s(L.S_GFREE_HEAD)).toBe(2);
     expect(s(L.S_GFREE_N)).toBe(2);

@@ -21,8 +21,11 @@ describe('schedtrace', () => {
       const m = SCHED.exec(l);
       expect(m, l).not.toBeNull();
       expect(Number(m![2])).toBe(2);
-      expect(Number(m![4])).toBe(3);
-      expect(m![9].split(' ').length).toBe(2);
+      expect(Number(m![4])).toBe(4); // M0, two Ms for the Ps, one spare (spareThreads: 1)
+      // Two Ps, and the spare when the monitor lent it (a P descheduled by a busy machine for
+      // 10 ms looks stuck).
+      expect(m![9].split(' ').length).toBeGreaterThanOrEqual(2);
+      expect(m![9].split(' ').length).toBeLessThanOrEqual(3);
     }
   });
 
@@ -32,7 +35,7 @@ describe('schedtrace', () => {
     await s.close();
     expect(lines[0]).toMatch(/^SCHED 0ms: gomaxprocs=2 .* runqueue=0 gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false$/);
     expect(lines.filter((l) => /^ {2}P\d+: status=\d schedtick=\d+ syscalltick=0 m=(nil|\d+) runqsize=\d+ gfreecnt=\d+ timerslen=0$/.test(l))).toHaveLength(2);
-    expect(lines.filter((l) => /^ {2}M\d+: p=(nil|\d+) curg=(nil|\d+) .* spinning=(true|false) blocked=(true|false) lockedg=nil$/.test(l))).toHaveLength(3);
+    expect(lines.filter((l) => /^ {2}M\d+: p=(nil|\d+) curg=(nil|\d+) .* spinning=(true|false) blocked=(true|false) lockedg=nil$/.test(l))).toHaveLength(4); // M0, two Ms, one spare
   });
 
   it('STEALWORK_DEBUG uses GODEBUG syntax', () => {

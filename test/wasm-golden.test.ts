@@ -183,6 +183,37 @@ describe('wasm core golden: debug build, per source function', () => {
     expect(sites(f('sched/resetSpinning'), 'i32.atomic.rmw.sub')).toBe(1);
   });
 
+  it('class queues: sizes stored atomically under sched.lock and read atomically; ready loads G_PRIO once', () => {
+    for (const name of ['classq/classqPut', 'classq/classqPopLocked']) {
+      const code = f(name);
+      expect(usesAddr(code, 'S_RUNQH_SIZE'), name).toBe(true);
+      expect(usesAddr(code, 'S_RUNQL_SIZE'), name).toBe(true);
+      expect(sites(code, ALOAD), name).toBe(1);
+      expect(sites(code, ASTORE), name).toBe(1);
+    }
+    const put = f('classq/classqPut');
+    expect(put).toMatch(/call \$assembly\/lock\/schedLock/);
+    expect(put).toMatch(/call \$assembly\/lock\/schedUnlock/);
+    // findRunnable and stopM's recheck read every queue size by atomic load: the sched words
+    // are the only ones at offset 0, and neither function loads one plainly.
+    for (const name of ['sched/findRunnable', 'sched/workAnywhere']) {
+      const code = f(name);
+      expect(usesAddr(code, 'S_RUNQH_SIZE'), name).toBe(true);
+      expect(usesAddr(code, 'S_RUNQL_SIZE'), name).toBe(true);
+      expect(plainOffsets(code, 'i32.load'), name).not.toContain(0);
+    }
+    expect(usesAddr(f('sched/findRunnable'), 'LOW_CHECK_TICKS')).toBe(true);
+    // The normal path of ready pays one plain load of the class word, next to the status load.
+    const ready = f('sched/ready');
+    expect(sites(ready, 'i32.load', L.G_PRIO)).toBe(1);
+    expect(ready).toMatch(/call \$assembly\/classq\/classqPut/);
+    expect(f('sched/stopM')).toMatch(/call \$assembly\/classq\/classqPopLocked/);
+    const take = f('sched/mTake');
+    for (const callee of ['lock/schedLock', 'idle/mGet', 'lock/schedUnlock']) {
+      expect(take).toMatch(new RegExp(`call \\$assembly/${callee}$`, 'm'));
+    }
+  });
+
   it('global queue size and G table growth are published by atomic stores', () => {
     const put = f('globrunq/globrunqPutBatch');
     expect(usesAddr(put, 'S_RUNQ_SIZE')).toBe(true);
@@ -249,6 +280,7 @@ describe('wasm core golden: release build, per export', () => {
     findRunnable: [[CAS, L.P_RUNNEXT], [CAS, L.P_HEAD], ['i32.atomic.rmw.sub', 0], [NOTIFY, 0]],
     stopM: [[XCHG, 0], [WAIT, 0], ['i32.atomic.rmw.sub', 0]],
     wakep: [[CAS, 0], [NOTIFY, 0], ['i32.atomic.rmw.or', L.M_PARK]],
+    mTake: [[CAS, 0], [XCHG, 0], [WAIT, 0], [NOTIFY, 0]],
     ready: [[CAS, L.P_RUNNEXT], [ASTORE, L.P_TAIL], [NOTIFY, 0]],
     stealWork: [[CAS, L.P_HEAD], [ASTORE, L.P_TAIL]],
     heapAlloc: [[CAS, 0], [XCHG, 0], [WAIT, 0], [NOTIFY, 0]],

@@ -43,6 +43,18 @@ export const GFREE_LOCAL_KEEP = 32; // ... until n < 32; gfget refills to 32
 export const MAX_PROCS = 256;
 export const MAX_MS = 512;
 
+// Priority classes (DESIGN.md "Priority classes"): the low byte of G_PRIO. A zeroed G is
+// normal, so every G gfGet hands out is normal until the runtime writes another class.
+export const PRIO_NORMAL = 0; // local rings, runnext, the global queue: Go's path, unchanged
+export const PRIO_HIGH = 1; // the high queue, taken before runnext and the ring
+export const PRIO_LOW = 2; // the low queue, taken when nothing else is found (any other byte reads as low)
+export const PRIO_MASK = 0xff; // G_PRIO & PRIO_MASK: the class byte
+// findRunnable takes one low G first when schedtick % LOW_CHECK_TICKS == 0: the anti-starvation
+// turn. Rarer than the global queue's 1-in-61, so low work's guaranteed share (1/64 of the
+// slices of a P that never runs dry) stays below normal work's; coprime with 61, so the two
+// turns fall on the same slice once in 3904; a power of two, so the check is a mask.
+export const LOW_CHECK_TICKS = 64;
+
 // G states (runtime2.go: _Gidle = iota ...). Only these five are used.
 export const G_IDLE = 0;
 export const G_RUNNABLE = 1;
@@ -87,20 +99,26 @@ export const H_MEMBYTES = 48; // memory size the heap lock holder last grew to
 // Scheduler block (Go's schedt): 8 lines after the header.
 export const SCHED = HEADER + LINE;
 
-// Line 0: sched.lock and what it guards: the global run queue (linked through G_SCHEDLINK),
-// the idle-P list and the idle-M list.
+// Line 0: sched.lock and what it guards: the global run queue and the high and low class
+// queues (each a FIFO linked through G_SCHEDLINK), the idle-P list and the idle-M list.
 export const S_LOCK = SCHED + 0; // 0 free, 1 held, 2 held with waiters (futex mutex)
 export const S_RUNQ_HEAD = SCHED + 4;
 export const S_RUNQ_TAIL = SCHED + 8;
 export const S_PIDLE = SCHED + 12; // P index + 1 of the first idle P (0: none); linked via P_LINK
 export const S_MIDLE = SCHED + 16; // M index + 1 of the first idle M (0: none); linked via M_LINK
 export const S_NMIDLE = SCHED + 20;
+export const S_RUNQH_HEAD = SCHED + 24; // high queue (PRIO_HIGH Gs): first G, 0 when empty
+export const S_RUNQH_TAIL = SCHED + 28; // its last G (schedlink 0), 0 when empty
+export const S_RUNQL_HEAD = SCHED + 32; // low queue (PRIO_LOW Gs): first G, 0 when empty
+export const S_RUNQL_TAIL = SCHED + 36; // its last G (schedlink 0), 0 when empty
 
 // Line 1: words read lock-free by every spinning M (written under the lock or by atomics).
 export const S_RUNQ_SIZE = SCHED + LINE + 0; // sched.runqsize: written under the lock, read anywhere
 export const S_NPIDLE = SCHED + LINE + 4; // sched.npidle
 export const S_NMSPINNING = SCHED + LINE + 8; // sched.nmspinning
 export const S_NEEDSPINNING = SCHED + LINE + 12; // sched.needspinning
+export const S_RUNQH_SIZE = SCHED + LINE + 16; // Gs on the high queue: written under the lock, read anywhere
+export const S_RUNQL_SIZE = SCHED + LINE + 20; // Gs on the low queue: written under the lock, read anywhere
 
 // Line 2: the global free-G list, lock-free (Treiber stack). The head is a 64-bit word:
 // low 32 bits the first G's id, high 32 bits a version bumped by every successful CAS (ABA).
@@ -123,16 +141,23 @@ export const SC_GROWS = 24; // G table chunks added
 export const SC_HEAP_ALLOCS = 32; // value blocks allocated (heap lock)
 export const SC_HEAP_FREES = 40; // value blocks freed (heap lock)
 export const SC_HEAP_BYTES = 48; // bytes in live value blocks (heap lock)
-export const SC_COUNT = 7;
+export const SC_HIGH_PUT = 56; // Gs put on the high queue (sched.lock); taken: the Ps' PC_HIGH_HITS
+export const SC_LOW_PUT = 64; // Gs put on the low queue (sched.lock); taken: the Ps' PC_LOW_HITS
+export const SC_COUNT = 9;
 
 // Line 6: the dummy word runqGrab waits on for its 3 us back-off (never notified).
 export const S_DUMMY = SCHED + 6 * LINE;
 
-// Line 7: words the main thread and the runtime use (not touched by the core).
+// Line 7: words the main thread and the runtime use; the core's monitor calls (sysmon.ts)
+// keep the spare-P reserve here too, away from the hot lines.
 export const S_RT = SCHED + 7 * LINE;
 export const S_RT_STOP = S_RT + 0; // 1 once close() has drained: Ms exit their loops
 export const S_RT_SHARES = S_RT + 4; // SharedArrayBuffers registered so far (bumped before each broadcast)
 export const S_RT_CANCEL = S_RT + 8; // address of CANCEL_TOKENS flag bytes (1: that token's tasks are cancelled)
+export const S_RT_PRESERVE = S_RT + 12; // P index + 1 of the first reserved spare P (0: none); linked via P_LINK, under sched.lock
+export const S_RT_NPRESERVE = S_RT + 16; // reserved spare Ps: changed under sched.lock, read anywhere
+export const S_RT_HANDOFFS = S_RT + 20; // spare Ps the monitor handed to an idle M (under sched.lock)
+export const S_RT_RETIRES = S_RT + 24; // idle Ps the monitor put back in reserve (under sched.lock)
 export const CANCEL_TOKENS = 65536; // cancellation tokens; a G carries one in the high half of G_PRIO
 
 // ---------------------------------------------------------------------------------------
@@ -186,7 +211,9 @@ export const PC_PARKS = 72; // times this P was put on the idle list
 export const PC_WAKEUPS = 80; // times this P was taken off the idle list to run
 export const PC_STEAL_MISSES = 88; // full stealWork passes that found nothing
 export const PC_GFREE_MOVES = 96; // batches moved between the local and global free lists
-export const PC_COUNT = 13;
+export const PC_HIGH_HITS = 104; // Gs this P ran from the high queue (findRunnable or stopM)
+export const PC_LOW_HITS = 112; // Gs this P ran from the low queue (findRunnable or stopM)
+export const PC_COUNT = 15;
 export const P_RUNQ = 6 * LINE;
 export const P_SIZE = 6 * LINE + RUNQ_SIZE * 4; // 1792
 
@@ -265,6 +292,10 @@ export const JOIN_PARENT = 0x80000; // G_PARENT/G_INDEX are set: deliver the res
 // Flags byte of G_PRIO (bits 8..15 of the word).
 export const GF_CONT = 0x100; // a join continuation: its arguments are its children's results
 export const G_TOKEN_SHIFT = 16; // G_PRIO >>> 16: the cancellation token inherited from the root
+// G_SCHEDLINK of an async task awaiting on its M (on no list then): this bit | the M's index, so
+// a crashed M's pinned tasks can be found and failed (DESIGN.md "Crashed workers"). G ids stay
+// below 2^31, so no list link has the bit.
+export const SCHEDLINK_PINNED = 0x80000000;
 
 // Value tags (G_RESULT_TAG, G_ARG_TAGS).
 export const TAG_UNDEFINED = 0;

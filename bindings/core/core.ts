@@ -58,19 +58,25 @@ export interface Core {
   globrunqGet(p: number, max: number): number;
 
   // ---- Scheduling (DESIGN.md "findRunnable", "Spin, then park", "wakep") ------------------
-  /** Runtime only: makes g runnable (from G_DEAD or G_WAITING). p >= 0 (owner P): runqPut(p, g,
-   *  next); p < 0 (no P, e.g. the main thread): global queue. Then wakep() if needed. */
+  /** Runtime only: makes g runnable (from G_DEAD or G_WAITING). A normal G (class byte of
+   *  G_PRIO 0): p >= 0 (owner P) runqPut(p, g, next), p < 0 (no P, e.g. the main thread) the
+   *  global queue; a high or low G: its class queue (DESIGN.md "Priority classes"). Then
+   *  wakep() if needed. */
   ready(p: number, g: number, next: number): void;
-  /** M m holding P p only. Go's findRunnable without the blocking part: returns a G already
-   *  marked G_RUNNING, or 0 (m may have become spinning; call stopM next). */
+  /** M m holding P p only. Go's findRunnable without the blocking part, with the class queues:
+   *  returns a G already marked G_RUNNING, or 0 (m may have become spinning; call stopM next). */
   findRunnable(p: number, m: number): number;
-  /** M m holding P p only. Releases p; returns a G (global work found, p kept), Stop.Sleep or
-   *  Stop.Retry. */
+  /** M m holding P p only. Releases p; returns a G (global, high or low work found, p kept),
+   *  Stop.Sleep or Stop.Retry. */
   stopM(p: number, m: number): number;
   /** Any thread. Wakes an idle M with an idle P if nobody spins. */
   wakep(): void;
   /** M m without a P only: puts m on the idle list (start-up). */
   mPut(m: number): void;
+  /** Any thread. Takes sched.lock and pops an idle M for the caller to hand work to (the
+   *  runtime's monitor reserves a spare M this way); its index, or -1 when none is idle. The M
+   *  stays asleep on its park word until the caller wakes it. */
+  mTake(): number;
   /** After waking: takes the P handed over in M_NEXTP and marks it running; returns its index. */
   acquireP(m: number): number;
 
@@ -88,4 +94,13 @@ export interface Core {
   heapAlloc(size: number): number;
   /** Any thread. Frees a block returned by heapAlloc. */
   heapFree(addr: number): void;
+
+  // ---- The monitor (DESIGN.md "sysmon and handoff") -----------------------------------------
+  /** Any thread (start-up). Moves idle P p to the spare reserve: 1, or 0 if p is not idle. */
+  pReserve(p: number): number;
+  /** Any thread (the monitor). Moves an idle P back to the reserve; the P, or -1 if none idle. */
+  pRetire(): number;
+  /** Any thread (the monitor). Lends a reserved P to an idle M, counted spinning, and wakes it;
+   *  the P, or -1 when the reserve or the idle-M list is empty. */
+  handoff(): number;
 }

@@ -5,7 +5,7 @@
 // Everything here runs on the main thread (M0), which never holds a P and never blocks.
 
 import {
-  G_JOIN, H_MBASE, HEADER, M_PARK, M_SIZE, MR_FINISHED, MR_SPAWNED, P_SIZE, PS,
+  G_JOIN, H_MBASE, HEADER, M_INBOX, M_PARK, M_SIZE, MR_FINISHED, MR_SPAWNED, P_SIZE, PS,
   FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT, ORDER_ROUND_ROBIN, ORDER_RANDOM,
   G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
 } from '../../assembly/shared/layout.js';
@@ -23,6 +23,8 @@ import { Task, type TaskOwner } from './task.js';
 import { takeInbox } from './inbox.js';
 import { Views } from './values.js';
 import { SharedRegistry } from './shared-registry.js';
+import { Sysmon } from './sysmon.js';
+import { casualties, failCasualties } from './recover.js';
 
 interface Deferred {
   task: Task<unknown>;
@@ -69,6 +71,14 @@ export class Engine implements TaskOwner {
   /** Address of M0's block (the main thread's counters and inbox). */
   private readonly mAddr0: number;
   private readonly exits: Array<Promise<void>> = [];
+  /** M slots: M0 (this thread) and one worker per P, spares included. */
+  readonly nms: number;
+  /** The monitor that lends spare Ps to the work behind a long task. */
+  readonly sysmon: Sysmon;
+  /** The compiled core (null for the TypeScript twin), for threads started later. */
+  private module: WebAssembly.Module | null = null;
+  /** Threads started to replace crashed ones. */
+  restarts = 0;
   private readonly stopTimers: Array<() => void> = [];
   /** Value blocks the scheduler keeps for itself (histograms, trace rings, cancellation flags). */
   private reservedBlocks = 0;
@@ -91,6 +101,8 @@ export class Engine implements TaskOwner {
     this.gs = new GSlots(core, this.views, this.shared);
     this.mAddr0 = this.views.u32[(HEADER + H_MBASE) >>> 2];
     this.park0 = (this.mAddr0 + M_PARK) >>> 2;
+    this.nms = opts.procs + opts.spareThreads + 1;
+    this.sysmon = new Sysmon(this.views, core, this.nms - 1, opts.spareThreads, opts.handoffAfterMs, now);
   }
 
   /** Builds the memory, starts every M and waits for their handshakes. */
@@ -98,8 +110,10 @@ export class Engine implements TaskOwner {
     const problem = await platformProblem();
     if (problem !== null) throw new StealworkError('ERR_PLATFORM', `Scheduler.start: ${problem}`);
     const module = await loadCoreModule(opts.backend, opts.debug);
-    const nms = opts.procs + 1; // M0 (this thread) + one M per P
-    const fixed = PS + opts.procs * P_SIZE + nms * M_SIZE;
+    // The core has procs + spareThreads Ps; the spares start in the reserve (sysmon.ts).
+    const nprocs = opts.procs + opts.spareThreads;
+    const nms = nprocs + 1; // M0 (this thread) + one M per P
+    const fixed = PS + nprocs * P_SIZE + nms * M_SIZE;
     const want = fixed + opts.initialTasks * G_SIZE + (1 << 20);
     const initialPages = Math.ceil(want / PAGE) + 1;
     const maxPages = Math.max(initialPages, Math.floor(opts.maxMemoryMB * 1024 * 1024 / PAGE));
@@ -111,7 +125,8 @@ export class Engine implements TaskOwner {
     if (opts.globalQueueOnly) flags |= FLAG_GLOBAL_ONLY;
     if (opts.debug) flags |= FLAG_DEBUG;
     const threshold = opts.stealThreshold === 'load' ? 1 : opts.stealThreshold;
-    core.init(opts.procs, nms, opts.initialTasks, opts.maxTasks, flags, threshold, opts.seed);
+    core.init(nprocs, nms, opts.initialTasks, opts.maxTasks, flags, threshold, opts.seed);
+    for (let p = opts.procs; p < nprocs; p++) core.pReserve(p);
     const e = new Engine(opts, memory, core);
     if (opts.trace) allocTraceRings(e.views, core, nms, opts.traceEvents);
     allocHistograms(e.views, core, nms);
@@ -123,44 +138,15 @@ export class Engine implements TaskOwner {
       throw err;
     }
     if (opts.schedtrace > 0) e.startSchedtrace();
+    e.sysmon.start();
+    e.stopTimers.push(() => e.sysmon.stop());
     return e;
   }
 
   private async startThreads(module: WebAssembly.Module | null): Promise<void> {
-    const o = this.opts;
+    this.module = module;
     const ready: Array<Promise<string[]>> = [];
-    for (let i = 1; i <= o.procs; i++) {
-      const t = startThread(WORKER_URL, `stealwork M${i}`);
-      this.threads.push(t);
-      let exitResolve!: () => void;
-      this.exits.push(new Promise<void>((r) => { exitResolve = r; }));
-      ready.push(new Promise<string[]>((resolve, reject) => {
-        let isReady = false;
-        t.onMessage((raw) => {
-          const msg = raw as { type: string; names?: string[]; code?: string; error?: { name: string; message: string; stack?: string } };
-          if (msg.type === 'stealwork:ready') { isReady = true; resolve(msg.names!); }
-          else if (msg.type === 'stealwork:error' && isReady) {
-            const err = new WorkerCrashedError(`worker M${i} failed: ${msg.error!.message}`);
-            if (msg.error!.stack) err.stack = msg.error!.stack;
-            this.crash(err);
-          } else if (msg.type === 'stealwork:error') {
-            const err = new StealworkError(msg.code === 'ERR_TASK_MODULE' ? 'ERR_TASK_MODULE' : 'ERR_WORKER_START', msg.error!.message);
-            if (msg.error!.stack) err.stack = msg.error!.stack;
-            reject(err);
-          } else if (msg.type === 'stealwork:exit') exitResolve();
-          else if (msg.type === 'stealwork:share-ack') this.onShareAck(i, (msg as unknown as { id: number }).id);
-        });
-        t.onExit((reason, error) => {
-          exitResolve();
-          if (!isReady) reject(new StealworkError('ERR_WORKER_START', `worker M${i} failed to start: ${reason}`, { cause: error }));
-          else if (!this.closed) this.crash(new WorkerCrashedError(`worker M${i} ${reason}`, { cause: error }));
-        });
-      }));
-      t.post({
-        type: 'stealwork:init', memory: this.memory, module, backend: o.backend, tasks: o.tasks, mid: i,
-        spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, maxTasks: o.maxTasks, debug: o.debug,
-      });
-    }
+    for (let i = 1; i < this.nms; i++) ready.push(this.startM(i, undefined));
     const lists = await Promise.all(ready);
     const names = lists[0];
     for (const l of lists) {
@@ -168,6 +154,71 @@ export class Engine implements TaskOwner {
     }
     this.names = names;
     names.forEach((n, i) => this.ids.set(n, i));
+  }
+
+  /**
+   * Starts the thread of M slot i (at start-up, or to replace a crashed one: `restart`) and
+   * resolves with the task names it loaded.
+   */
+  private startM(i: number, restart: { resumeP: number } | undefined): Promise<string[]> {
+    const o = this.opts;
+    const t = startThread(WORKER_URL, `stealwork M${i}`);
+    this.threads[i - 1] = t;
+    let exitResolve!: () => void;
+    this.exits[i - 1] = new Promise<void>((r) => { exitResolve = r; });
+    let gone = false; // this thread's end is handled once (Node reports 'error', then 'exit')
+    const ready = new Promise<string[]>((resolve, reject) => {
+      let isReady = false;
+      t.onMessage((raw) => {
+        const msg = raw as { type: string; names?: string[]; code?: string; error?: { name: string; message: string; stack?: string } };
+        if (msg.type === 'stealwork:ready') { isReady = true; resolve(msg.names!); }
+        else if (msg.type === 'stealwork:error' && isReady) {
+          // The M loop itself failed (not a task): the scheduler's state is suspect; fail fast.
+          const err = new WorkerCrashedError(`worker M${i} failed: ${msg.error!.message}`);
+          if (msg.error!.stack) err.stack = msg.error!.stack;
+          this.crash(err);
+        } else if (msg.type === 'stealwork:error') {
+          const err = new StealworkError(msg.code === 'ERR_TASK_MODULE' ? 'ERR_TASK_MODULE' : 'ERR_WORKER_START', msg.error!.message);
+          if (msg.error!.stack) err.stack = msg.error!.stack;
+          reject(err);
+        } else if (msg.type === 'stealwork:exit') exitResolve();
+        else if (msg.type === 'stealwork:share-ack') this.onShareAck(i, (msg as unknown as { id: number }).id);
+      });
+      t.onExit((reason, error) => {
+        exitResolve();
+        if (gone) return;
+        gone = true;
+        if (!isReady) reject(new StealworkError('ERR_WORKER_START', `worker M${i} failed to start: ${reason}`, { cause: error }));
+        else if (!this.closed) void this.recover(i, t, reason, error);
+      });
+    });
+    if (restart !== undefined) t.post({ type: 'stealwork:share', shares: this.shared.all() });
+    t.post({
+      type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
+      spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, maxTasks: o.maxTasks, debug: o.debug, restart,
+    });
+    return ready;
+  }
+
+  /**
+   * M slot i's thread died outside close (DESIGN.md "Crashed workers"): fail the task it was
+   * running and the async tasks pinned to it with WorkerCrashedError, then start a new thread
+   * in the same slot, which takes over its P (and so its queue) or its place on the idle list.
+   */
+  private async recover(i: number, dead: ThreadHandle, reason: string, cause: unknown): Promise<void> {
+    if (this.failure !== null) return;
+    await dead.terminate().catch(() => undefined); // make sure it is gone before its slot is reused
+    if (this.closed) return;
+    const err = new WorkerCrashedError(`worker M${i} ${reason}; the task running there failed, and a new thread took over its queue`,
+      cause !== undefined ? { cause } : undefined);
+    const c = casualties(this.gs, i);
+    failCasualties(this.gs, this.core, i, c, err, this.names);
+    this.restarts++;
+    try {
+      await this.startM(i, { resumeP: c.p });
+    } catch (e) {
+      this.crash(new WorkerCrashedError(`worker M${i} ${reason}, and its replacement failed to start: ${(e as Error).message}`, { cause: e }));
+    }
   }
 
   /** Releases a root task's cancellation token and listeners, once its G is back. */
@@ -401,11 +452,14 @@ export class Engine implements TaskOwner {
 
   /** The event trace as Chrome Trace Event JSON (empty unless started with trace: true). */
   trace(): ReturnType<typeof exportTrace> {
-    return exportTrace(this.views, this.opts.procs + 1, this.names);
+    return exportTrace(this.views, this.nms, this.names);
   }
 
   stats(): SchedulerStats {
-    return readStats(this.views, this.reservedBlocks, this.opts.procs + 1, this.core);
+    const st = readStats(this.views, this.reservedBlocks, this.nms, this.core);
+    st.sched.restarts = this.restarts;
+    st.sched.spareThreads = this.opts.spareThreads;
+    return st;
   }
 
   /** Waits for every task, then stops the Ms. */
@@ -446,9 +500,12 @@ export class Engine implements TaskOwner {
     const mbase = this.views.u32[(HEADER + H_MBASE) >>> 2];
     let s = 0;
     let f = 0;
-    for (let m = 0; m <= this.opts.procs; m++) {
+    for (let m = 0; m < this.nms; m++) {
       s += f64[(mbase + m * M_SIZE + MR_SPAWNED) >>> 3];
       f += f64[(mbase + m * M_SIZE + MR_FINISHED) >>> 3];
+      // A result still in an inbox is not consumed yet (after a crash: one awaited by a task
+      // that died with its thread, which the successor frees).
+      if (m > 0 && Atomics.load(this.views.i32, (mbase + m * M_SIZE + M_INBOX) >>> 2) !== 0) return false; // pairs with pushInbox's CAS
     }
     // Root tasks count as spawned by M0 and finished where they ran, and once more on delivery.
     return f === s + this.spawned;
@@ -459,7 +516,7 @@ export class Engine implements TaskOwner {
     const i32 = this.views.i32;
     Atomics.store(i32, S_RT_STOP >>> 2, 1); // pairs with the Ms' load after waking
     const mbase = this.views.u32[(HEADER + H_MBASE) >>> 2];
-    for (let m = 1; m <= this.opts.procs; m++) {
+    for (let m = 1; m < this.nms; m++) {
       const park = (mbase + m * M_SIZE + M_PARK) >>> 2;
       Atomics.or(i32, park, PARK_STOP);
       Atomics.notify(i32, park);

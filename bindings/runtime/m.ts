@@ -10,6 +10,7 @@ import {
   G_DEAD, G_FN, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS, P_SIZE,
   P_STEAL_VICTIM, P_STEAL_N, P_M, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
   M_INBOX, M_PARK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
+  SCHEDLINK_PINNED,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
 import { TaskContext, cancelReason, type ContextHost } from './context.js';
@@ -60,6 +61,10 @@ export interface MConfig {
   maxTasks: number;
   /** Check every G state transition in the core (FLAG_DEBUG). */
   debug: boolean;
+  /** This M slot's previous thread crashed (DESIGN.md "Crashed workers"): carry its counters
+   *  on, resume with the P it held (`resumeP`, -1 none) instead of joining the idle list, and
+   *  drop results that arrive for the dead thread's waiters. */
+  restart?: { resumeP: number };
 }
 
 export class M implements TaskOwner, ContextHost {
@@ -84,6 +89,10 @@ export class M implements TaskOwner, ContextHost {
   private spawned = 0;
   private finished = 0;
   private stopping = false;
+  /** Set when this thread replaced a crashed one in the same M slot. */
+  private restarted = false;
+  /** Results that came back for the crashed thread's waiters, dropped. */
+  orphans = 0;
   /** Children spawned by the task running synchronously now (see endKids), and its context. */
   private readonly kids: Array<Task<unknown> | null> = [];
   private kidsTop = 0;
@@ -119,6 +128,12 @@ export class M implements TaskOwner, ContextHost {
     const hist = this.views.u32[(this.mAddr + MR_HIST) >>> 2];
     this.lat = hist !== 0 ? new LatencyRecorder(this.views, hist) : null;
     this.views.f64[(this.mAddr + MR_T0) >>> 3] = traceClock();
+    if (cfg.restart !== undefined) {
+      this.restarted = true;
+      this.spawned = this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3];
+      this.finished = this.views.f64[(this.mAddr + MR_FINISHED) >>> 3];
+      this.p = cfg.restart.resumeP;
+    }
   }
 
   private state(s: number): void {
@@ -156,7 +171,7 @@ export class M implements TaskOwner, ContextHost {
     const m = this.mid;
     let n = 0;
     for (;;) {
-      if (this.waiters.size !== 0 && Atomics.load(this.views.i32, this.inboxIdx) !== 0) this.drainInbox();
+      if ((this.waiters.size !== 0 || this.restarted) && Atomics.load(this.views.i32, this.inboxIdx) !== 0) this.drainInbox();
       const tr = this.trace;
       const steals = tr !== null ? this.stealOps() : 0;
       let g = core.findRunnable(this.p, m);
@@ -300,6 +315,7 @@ export class M implements TaskOwner, ContextHost {
       this.join(g, a, ctx, r, G_RUNNING);
     } else if (isAsync) {
       this.setStatus(g, a, G_RUNNING, G_WAITING);
+      gs.setSchedlink(a, (SCHEDLINK_PINNED | this.mid) >>> 0); // on no list while it awaits: marks it pinned here
       this.asyncPending++;
       this.asyncSinceYield++;
       this.views.u32[(this.mAddr + MR_ASYNC) >>> 2] = this.asyncPending;
@@ -346,6 +362,7 @@ export class M implements TaskOwner, ContextHost {
     this.asyncPending--;
     this.views.u32[(this.mAddr + MR_ASYNC) >>> 2] = this.asyncPending;
     const a = this.gs.addr(g);
+    this.gs.setSchedlink(a, 0); // no longer pinned (a join continuation is not)
     if (!isError && v instanceof JoinRequest) this.join(g, a, ctx, v, G_WAITING);
     else this.finish(g, a, ctx, v, isError, G_WAITING);
   }
@@ -449,7 +466,14 @@ export class M implements TaskOwner, ContextHost {
 
   private deliverLocal(g: number, a: number): void {
     const w = this.waiters.get(g);
-    if (w === undefined) throw new Error(`stealwork: no waiter for g=${g} on M${this.mid}`);
+    if (w === undefined) {
+      if (!this.restarted) throw new Error(`stealwork: no waiter for g=${g} on M${this.mid}`);
+      // Awaited by a task that died with this slot's previous thread: nobody will read it.
+      this.gs.dropResult(a);
+      this.core.gfPut(this.p, g);
+      this.orphans++;
+      return;
+    }
     this.waiters.delete(g);
     const out = this.out;
     this.gs.takeResult(a, out);

@@ -12,6 +12,15 @@ export interface SchedulerOptions {
   tasks: URL | string;
   /** Number of Ps (GOMAXPROCS). Default: the machine's available parallelism. */
   procs?: number;
+  /**
+   * Spare threads (each with a spare P) that the monitor lends when a P has run one task for
+   * longer than `handoffAfterMs` while work waits behind it (Go's sysmon + handoffp). 0 turns
+   * the handoff off. Default 1.
+   */
+  spareThreads?: number;
+  /** How long a P may run the same task, with work queued, before the monitor lends a spare
+   *  (Go's forcePreemptNS). Default 10 ms. */
+  handoffAfterMs?: number;
   /** Which core runs the queues: 'wasm' (threaded WebAssembly) or 'js' (the TypeScript twin). */
   backend?: Backend;
   /** Victim order when stealing: Go's random coprime enumeration, or round-robin. */
@@ -51,6 +60,8 @@ export interface SchedulerOptions {
 export interface ResolvedOptions {
   tasks: string;
   procs: number;
+  spareThreads: number;
+  handoffAfterMs: number;
   backend: Backend;
   victimOrder: VictimOrder;
   victimHint: boolean;
@@ -74,6 +85,8 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
   const ncpu = availableParallelism();
   return {
     procs: ncpu,
+    spareThreads: 1,
+    handoffAfterMs: 10,
     backend: 'wasm',
     victimOrder: 'random',
     victimHint: false,
@@ -118,7 +131,7 @@ function oneOf<T extends string>(name: string, v: unknown, allowed: readonly T[]
 export function resolveOptions(opts: unknown): ResolvedOptions {
   if (opts === null || typeof opts !== 'object') throw new TypeError('Scheduler.start: options must be an object with at least { tasks }');
   const o = opts as Record<string, unknown>;
-  const known = new Set(['tasks', 'procs', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
+  const known = new Set(['tasks', 'procs', 'spareThreads', 'handoffAfterMs', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
     'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'trace', 'traceEvents']);
   for (const k of Object.keys(o)) {
     if (!known.has(k)) throw new TypeError(`options.${k} is not an option; known options: ${[...known].join(', ')}`);
@@ -130,6 +143,9 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   else throw new TypeError('options.tasks must be a URL or a non-empty string naming the task module');
   const r: ResolvedOptions = { tasks, ...d };
   if (o.procs !== undefined) r.procs = int('procs', o.procs, 1, MAX_PROCS);
+  if (o.spareThreads !== undefined) r.spareThreads = int('spareThreads', o.spareThreads, 0, MAX_PROCS - r.procs);
+  r.spareThreads = Math.min(r.spareThreads, MAX_PROCS - r.procs);
+  if (o.handoffAfterMs !== undefined) r.handoffAfterMs = int('handoffAfterMs', o.handoffAfterMs, 1, 3600_000);
   if (o.backend !== undefined) r.backend = oneOf('backend', o.backend, ['wasm', 'js'] as const);
   if (o.victimOrder !== undefined) r.victimOrder = oneOf('victimOrder', o.victimOrder, ['random', 'round-robin'] as const);
   if (o.victimHint !== undefined) r.victimHint = bool('victimHint', o.victimHint);

@@ -3,8 +3,11 @@
 //
 //   SCHED 1004ms: gomaxprocs=4 idleprocs=1 threads=5 spinningthreads=1 needspinning=0 idlethreads=0 runqueue=12 [3 0 5 7]
 //
-// `threads` counts the Ms: the worker threads plus the main thread (M0). `runqueue` is the
-// global queue; each bracketed number is a P's ring length, runnext not counted, as in Go.
+// `threads` counts the Ms: the worker threads (spares included) plus the main thread (M0).
+// `gomaxprocs` is the procs option; the bracket lists the Ps in play: those, and any spare the
+// monitor has lent out (DESIGN.md "sysmon and handoff").
+// `runqueue` is the global queue; each bracketed number is a P's ring length, runnext not
+// counted, as in Go.
 
 import { H_MBASE, HEADER, M_SIZE, M_SPINNING, M_NEXTP } from '../../assembly/shared/layout.js';
 import type { SchedulerStats } from './stats.js';
@@ -13,12 +16,15 @@ import type { Views } from './values.js';
 /** The SCHED line (and with `detail`, Go's per-P and per-M lines) for one snapshot. */
 export function schedtraceLines(st: SchedulerStats, views: Views, sinceMs: number, detail: boolean): string[] {
   const s = st.sched;
-  let head = `SCHED ${Math.round(sinceMs)}ms: gomaxprocs=${st.procs.length} idleprocs=${s.idleprocs} threads=${st.threads.length} ` +
+  // Spare Ps in the reserve are not in play (DESIGN.md "sysmon and handoff"); a lent one is, and
+  // is listed, but gomaxprocs stays the procs option, as in Go.
+  const procs = st.procs.filter((p) => p.status !== 'reserved');
+  let head = `SCHED ${Math.round(sinceMs)}ms: gomaxprocs=${st.procs.length - s.spareThreads} idleprocs=${s.idleprocs} threads=${st.threads.length} ` +
     `spinningthreads=${s.spinningthreads} needspinning=${s.needspinning} idlethreads=${s.idlethreads} runqueue=${s.runqueue}`;
-  if (!detail) return [head + ` [${st.procs.map((p) => p.runqsize).join(' ')}]`];
+  if (!detail) return [head + ` [${procs.map((p) => p.runqsize).join(' ')}]`];
   head += ' gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false';
   const lines = [head];
-  for (const p of st.procs) {
+  for (const p of procs) {
     lines.push(`  P${p.id}: status=${p.status === 'idle' ? 0 : 1} schedtick=${p.schedtick} syscalltick=0 ` +
       `m=${p.m === null ? 'nil' : p.m} runqsize=${p.runqsize} gfreecnt=${p.gfreecnt} timerslen=0`);
   }

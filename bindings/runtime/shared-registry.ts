@@ -44,6 +44,11 @@ export class SharedRegistry implements Hook {
     return b;
   }
 
+  /** Every buffer registered so far (main thread: for a thread that replaces a crashed one). */
+  all(): Array<{ id: number; buffer: SharedArrayBuffer }> {
+    return this.byId.map((buffer, id) => ({ id, buffer }));
+  }
+
   /** Records a buffer delivered by the main thread. Worker side. */
   add(id: number, sab: SharedArrayBuffer): void {
     this.byId[id] = sab;

@@ -9,6 +9,7 @@ import {
   PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, S_COUNTERS, S_GFREE_N, S_NEEDSPINNING,
   S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
   SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE, MR_T0, MR_IDLE_MS, MR_YIELDS, MR_STATE, S_LOCK, S_HEAP_LOCK, M_SPINNING, M_NEXTP, M_PARK,
+  P_LINK, S_RT_PRESERVE, S_RT_NPRESERVE, S_RT_HANDOFFS, S_RT_RETIRES,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import { readLatency, type LatencySummary } from './latency.js';
@@ -19,7 +20,8 @@ import type { Views } from './values.js';
 export interface PStats {
   id: number;
   /** 'idle' (on the idle list) or 'running' (held by an M). */
-  status: 'idle' | 'running';
+  /** 'reserved': a spare P in the reserve, lent by the monitor only (DESIGN.md "sysmon and handoff"). */
+  status: 'idle' | 'running' | 'reserved';
   /** M index holding this P, or null. */
   m: number | null;
   /** Go's schedtick: time slices started on this P. */
@@ -106,6 +108,15 @@ export interface SchedulerStats {
     /** The two locks' words now (0 free, 1 held, 2 held with waiters): a stall shows here. */
     schedLock: number;
     heapLock: number;
+    /** Spare Ps in the reserve now; spares the monitor lent to the work behind a long task, and
+     *  idle Ps it put back. */
+    spareProcs: number;
+    handoffs: number;
+    retires: number;
+    /** Threads started to replace crashed ones (DESIGN.md "Crashed workers"). */
+    restarts: number;
+    /** The spareThreads option: Ps (and threads) beyond procs, lent by the monitor. */
+    spareThreads: number;
   };
   /** Sampled latencies (one task in 8), in microseconds: queueing delay from runnable to
    *  started, and run time (how long the task's function held its thread, per slice). */
@@ -126,13 +137,18 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
   const mbase = u32[(HEADER + H_MBASE) >>> 2];
   const procs: PStats[] = [];
   const totals = { spawned: 0, executed: 0, stealOps: 0, stolen: 0, overflows: 0, globalHits: 0, localHits: 0, runnextHits: 0 };
+  const reservedPs = new Set<number>();
+  for (let e = Atomics.load(i32, S_RT_PRESERVE >>> 2), k = 0; e !== 0 && k < nprocs; k++) { // racy walk: a snapshot
+    reservedPs.add(e - 1);
+    e = Atomics.load(i32, (pbase + (e - 1) * P_SIZE + P_LINK) >>> 2);
+  }
   for (let p = 0; p < nprocs; p++) {
     const b = pbase + p * P_SIZE;
     const c = (b + P_COUNTERS) >>> 3;
     const pm = Atomics.load(i32, (b + P_M) >>> 2);
     const s: PStats = {
       id: p,
-      status: Atomics.load(i32, (b + P_STATUS) >>> 2) === P_IDLE ? 'idle' : 'running',
+      status: Atomics.load(i32, (b + P_STATUS) >>> 2) !== P_IDLE ? 'running' : reservedPs.has(p) ? 'reserved' : 'idle',
       m: pm === 0 ? null : pm - 1,
       schedtick: u32[(b + P_SCHEDTICK) >>> 2],
       runqsize: core.runqLen(p),
@@ -206,6 +222,11 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       heapLiveBlocks: f64[sc + SC_HEAP_ALLOCS / 8] - f64[sc + SC_HEAP_FREES / 8] - reserved,
       schedLock: Atomics.load(i32, S_LOCK >>> 2),
       heapLock: Atomics.load(i32, S_HEAP_LOCK >>> 2),
+      spareProcs: Atomics.load(i32, S_RT_NPRESERVE >>> 2),
+      handoffs: Atomics.load(i32, S_RT_HANDOFFS >>> 2),
+      retires: Atomics.load(i32, S_RT_RETIRES >>> 2),
+      restarts: 0,
+      spareThreads: 0,
     },
     latency: readLatency(v, nms),
     totals,

@@ -25,6 +25,8 @@ export interface InitMessage {
   yieldLimit: number;
   maxTasks: number;
   debug: boolean;
+  /** Set when this thread replaces a crashed one in slot `mid` (DESIGN.md "Crashed workers"). */
+  restart?: { resumeP: number };
 }
 
 type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
@@ -86,10 +88,13 @@ async function run(msg: InitMessage): Promise<void> {
     const { names, fns } = taskTable(mod);
     m = new M(core, new GSlots(core, views, shared), {
       mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks, debug: msg.debug,
+      restart: msg.restart,
     });
     m.sharesSeen = seen;
     current = m;
-    core.mPut(msg.mid);
+    // A successor keeps the slot's place: on the idle list already, handed a P (PARK_P), or
+    // holding one (restart.resumeP).
+    if (msg.restart === undefined) core.mPut(msg.mid);
     channel.post({ type: 'stealwork:ready', names });
   } catch (e) {
     channel.post({ type: 'stealwork:error', code: 'ERR_WORKER_START', error: describe(e) });

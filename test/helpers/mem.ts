@@ -81,6 +81,14 @@ export class Mem {
   get needspinning(): number {
     return this.u32(L.S_NEEDSPINNING);
   }
+  /** S_RUNQH_SIZE: Gs on the high class queue. */
+  get runqhSize(): number {
+    return this.u32(L.S_RUNQH_SIZE);
+  }
+  /** S_RUNQL_SIZE: Gs on the low class queue. */
+  get runqlSize(): number {
+    return this.u32(L.S_RUNQL_SIZE);
+  }
   get nmidle(): number {
     return this.u32(L.S_NMIDLE);
   }
@@ -123,6 +131,14 @@ export class Mem {
   setG(g: number, off: number, v: number): void {
     this.setU32(this.gAddr(g) + off, v);
   }
+  /** G g's priority class: the low byte of G_PRIO. */
+  gClass(g: number): number {
+    return this.g(g, L.G_PRIO) & L.PRIO_MASK;
+  }
+  /** Writes G g's class byte, keeping the flags byte and the token half of G_PRIO. */
+  setGClass(g: number, cls: number): void {
+    this.setG(g, L.G_PRIO, ((this.g(g, L.G_PRIO) & ~L.PRIO_MASK) | (cls & L.PRIO_MASK)) >>> 0);
+  }
 
   // ---- lists, walked with a cycle guard ----------------------------------------------------------
   /** The ring of P p, oldest first (runnext not included). */
@@ -141,18 +157,36 @@ export class Mem {
   }
   /** The global run queue, head first; checks S_RUNQ_TAIL and S_RUNQ_SIZE agree with the links. */
   globalQueue(): number[] {
-    const size = this.runqSize;
+    return this.fifo('globalQueue', L.S_RUNQ_HEAD, L.S_RUNQ_TAIL, L.S_RUNQ_SIZE);
+  }
+  /** The high class queue, head first; checked like globalQueue. */
+  highQueue(): number[] {
+    return this.fifo('highQueue', L.S_RUNQH_HEAD, L.S_RUNQH_TAIL, L.S_RUNQH_SIZE);
+  }
+  /** The low class queue, head first; checked like globalQueue. */
+  lowQueue(): number[] {
+    return this.fifo('lowQueue', L.S_RUNQL_HEAD, L.S_RUNQL_TAIL, L.S_RUNQL_SIZE);
+  }
+  /** A sched.lock FIFO linked by G_SCHEDLINK: walks size Gs from the head, checks the tail,
+   *  the tail's 0 link, and that an empty queue has head = tail = 0. */
+  private fifo(what: string, headAt: number, tailAt: number, sizeAt: number): number[] {
+    const size = this.u32(sizeAt);
     const out: number[] = [];
-    let g = this.u32(L.S_RUNQ_HEAD);
+    let g = this.u32(headAt);
     while (g !== 0) {
-      if (out.length > size) throw new Error(`Mem.globalQueue: more than runqsize=${size} linked`);
+      if (out.length > size) throw new Error(`Mem.${what}: more than size=${size} linked`);
       out.push(g);
       if (out.length === size) break;
       g = this.g(g, L.G_SCHEDLINK);
     }
-    if (out.length !== size) throw new Error(`Mem.globalQueue: ${out.length} linked, runqsize=${size}`);
-    if (size > 0 && this.u32(L.S_RUNQ_TAIL) !== out[size - 1]) {
-      throw new Error(`Mem.globalQueue: tail=${this.u32(L.S_RUNQ_TAIL)} but last linked=${out[size - 1]}`);
+    if (out.length !== size) throw new Error(`Mem.${what}: ${out.length} linked, size=${size}`);
+    const tail = this.u32(tailAt);
+    if (size > 0 && tail !== out[size - 1]) {
+      throw new Error(`Mem.${what}: tail=${tail} but last linked=${out[size - 1]}`);
+    }
+    if (size > 0 && this.g(tail, L.G_SCHEDLINK) !== 0) throw new Error(`Mem.${what}: tail ${tail} links on`);
+    if (size === 0 && (this.u32(headAt) !== 0 || tail !== 0)) {
+      throw new Error(`Mem.${what}: empty but head=${this.u32(headAt)} tail=${tail}`);
     }
     return out;
   }
@@ -206,9 +240,9 @@ export class Mem {
     for (let p = 0; p < this.nprocs; p++) out.push(...this.gfreeLocal(p));
     return out;
   }
-  /** Every queued G, anywhere (rings, runnext slots, global queue). */
+  /** Every queued G, anywhere (rings, runnext slots, global and class queues). */
   allQueued(): number[] {
-    const out = this.globalQueue();
+    const out = [...this.globalQueue(), ...this.highQueue(), ...this.lowQueue()];
     for (let p = 0; p < this.nprocs; p++) {
       out.push(...this.ring(p));
       const n = this.runnext(p);

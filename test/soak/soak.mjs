@@ -1,18 +1,21 @@
-// Soak: random task trees (sync joins, async awaits, timers) and random cancellations on both
-// backends for N minutes; at the end every uncancelled tree counted each of its nodes exactly
-// once, no task ran twice, the free lists are whole and no value block leaked.
+// Soak: random task trees (sync joins, async awaits, timers), random cancellations and random
+// worker kills (a node ends its thread with process.exit) on both backends for N minutes. At
+// the end of each round: every tree either counted each of its nodes exactly once, or was
+// cancelled (AbortError), or lost a node to a killed thread (WorkerCrashedError); no node ran
+// twice; the free lists are whole and no value block leaked.
 //
-//   npm run soak -- --minutes 5        (default 1; --procs N)
+//   npm run soak -- --minutes 5        (default 1; --seconds N instead; --procs N; --no-kills)
 
 import { Scheduler } from '../../dist/bindings/index.js';
 
 const argv = process.argv.slice(2);
 const opt = (name, def) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? Number(argv[i + 1]) : def; };
-const minutes = opt('minutes', 1);
+const minutes = argv.includes('--seconds') ? opt('seconds', 10) / 60 : opt('minutes', 1);
+const kills = !argv.includes('--no-kills');
 const procs = opt('procs', 2);
 const tasks = new URL('./tasks.mjs', import.meta.url);
 const end = Date.now() + minutes * 60_000;
-let trees = 0, nodes = 0, cancelled = 0, failures = 0, round = 0;
+let trees = 0, nodes = 0, cancelled = 0, crashed = 0, restarts = 0, stranded = 0, failures = 0, round = 0;
 
 while (Date.now() < end) {
   for (const backend of ['wasm', 'js']) {
@@ -24,8 +27,9 @@ while (Date.now() < end) {
       const marks = new SharedArrayBuffer(n * 4);
       const seed = (round * 1000 + t) >>> 0;
       const cancel = t % 7 === 3;
+      const kill = kills && t % 13 === 5 ? 1 + ((seed * 2654435761) >>> 0) % (n - 1) : -1; // may not exist in the tree
       const ac = new AbortController();
-      const p = (cancel ? s.with({ signal: ac.signal }) : s).run('node', marks, 0, n, seed)
+      const p = (cancel ? s.with({ signal: ac.signal }) : s).run('node', marks, 0, n, seed, kill)
         .then((count) => ({ ok: true, count }), (error) => ({ ok: false, error }));
       if (cancel) setTimeout(() => ac.abort('soak'), t % 3);
       jobs.push(p.then((r) => ({ r, marks, cancel })));
@@ -49,6 +53,8 @@ while (Date.now() < end) {
         nodes += ran;
       } else if (cancel && r.error?.code === 'ERR_ABORTED') {
         cancelled++;
+      } else if (kills && r.error?.name === 'WorkerCrashedError') {
+        crashed++; // this tree's node was on a killed thread
       } else {
         failures++;
         console.error('unexpected failure', r.error);
@@ -57,11 +63,19 @@ while (Date.now() < end) {
     await s.close();
     clearTimeout(watchdog);
     const st = s.stats();
+    restarts += st.sched.restarts;
     const free = st.sched.gfreeGlobal + st.procs.reduce((a, p) => a + p.gfreecnt, 0);
-    if (free !== st.sched.gcap - 1) { failures++; console.error(`free lists not whole: ${free} of ${st.sched.gcap - 1} (${backend})`); }
-    if (st.sched.heapLiveBlocks !== 0) { failures++; console.error(`${st.sched.heapLiveBlocks} value blocks leaked (${backend})`); }
+    if (st.sched.restarts === 0) {
+      if (free !== st.sched.gcap - 1) { failures++; console.error(`free lists not whole: ${free} of ${st.sched.gcap - 1} (${backend})`); }
+      if (st.sched.heapLiveBlocks !== 0) { failures++; console.error(`${st.sched.heapLiveBlocks} value blocks leaked (${backend})`); }
+    } else {
+      // Known limit (DESIGN.md "Crashed workers"): children an async task spawned and had not
+      // awaited yet when its thread died keep their G (and result) until the scheduler closes.
+      stranded += st.sched.gcap - 1 - free;
+    }
   }
   round++;
 }
-console.log(`soak: ${minutes} min, ${round} rounds x 2 backends: ${trees} trees (${nodes} tasks) checked, ${cancelled} cancelled, lost = ${failures === 0 ? 0 : 'see above'}, failures = ${failures}`);
+console.log(`soak: ${(minutes * 60).toFixed(0)} s, ${round} rounds x 2 backends: ${trees} trees (${nodes} tasks) checked, ` +
+  `${cancelled} cancelled, ${crashed} failed with a killed thread, ${restarts} kills survived (${stranded} G slots stranded by them), lost = ${failures === 0 ? 0 : 'see above'}, failures = ${failures}`);
 process.exit(failures === 0 ? 0 : 1);

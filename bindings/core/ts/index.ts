@@ -13,7 +13,9 @@
 //   globrunq.ts the global run queue
 //   steal.ts    victim order, steal threshold, stealWork
 //   idle.ts     the idle-P and idle-M lists
-//   sched.ts    ready, findRunnable, stopM, wakep, acquireP
+//   sched.ts    ready, findRunnable, stopM, wakep, acquireP, mTake
+//   classq.ts   the high and low class queues
+//   sysmon.ts   the spare-P reserve and the monitor's handoff
 //   init.ts     laying the layout down
 
 import type { Core } from '../core.js';
@@ -24,8 +26,9 @@ import { heapAlloc, heapFree } from './heap.js';
 import { init } from './init.js';
 import { Mem } from './mem.js';
 import { runqEmpty, runqGet, runqLen, runqPut, runqSteal } from './runq.js';
-import { acquireP, findRunnable, mPut, ready, stopM, wakep } from './sched.js';
+import { acquireP, findRunnable, mPut, mTake, ready, stopM, wakep } from './sched.js';
 import { stealOrderAt, stealThreshold, stealWork } from './steal.js';
+import { handoff, pReserve, pRetire } from './sysmon.js';
 
 /** A Core over `memory` for the calling thread; `canBlock`: may this thread Atomics.wait
  *  (false on a main thread). Each thread creates its own; they share only the memory. */
@@ -55,11 +58,15 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
     stopM: (p: number, mi: number): number => stopM(m, p, mi),
     wakep: (): void => wakep(m),
     mPut: (mi: number): void => mPut(m, mi),
+    mTake: (): number => mTake(m),
     acquireP: (mi: number): number => acquireP(m, mi),
     stealWork: (p: number): number => stealWork(m, p),
     stealThreshold: (): number => stealThreshold(m),
     stealOrderAt: (p: number, r: number, i: number): number => stealOrderAt(m, p, r, i),
     heapAlloc: (size: number): number => heapAlloc(m, size),
     heapFree: (addr: number): void => heapFree(m, addr),
+    pReserve: (p: number): number => pReserve(m, p),
+    pRetire: (): number => pRetire(m),
+    handoff: (): number => handoff(m),
   };
 }

@@ -1,17 +1,19 @@
-// Scheduling: Go's ready, findRunnable, stopm, wakep, acquirep
-// (docs/DESIGN.md, "findRunnable (Go's order)", "Spin, then park").
+// Scheduling: Go's ready, findRunnable, stopm, wakep, acquirep, and mTake
+// (docs/DESIGN.md, "findRunnable (Go's order)", "Spin, then park", "Priority classes").
 //
 // The StoreLoad points of the "delicate dance" are the atomic RMWs on S_NMSPINNING: a spinner
 // leaving spinning decrements it before rechecking every queue (stopM step 3); a submitter
 // makes work visible before reading it (ready). All JS atomics are sequentially consistent.
 
 import {
-  FLAG_GLOBAL_ONLY, G_RUNNABLE, G_RUNNING, G_STATUS, GLOBAL_CHECK_TICKS, M_NEXTP, M_PARK,
-  M_SPINNING, PARK_P, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS, PC_EXECUTED, PC_GLOBAL_HITS,
-  PC_LOCAL_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS, PC_STEAL_MISSES, PC_WAKEUPS,
-  S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE,
+  FLAG_GLOBAL_ONLY, G_PRIO, G_RUNNABLE, G_RUNNING, G_STATUS, GLOBAL_CHECK_TICKS, LOW_CHECK_TICKS,
+  M_NEXTP, M_PARK, M_SPINNING, PARK_P, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS, PC_EXECUTED,
+  PC_GLOBAL_HITS, PC_HIGH_HITS, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
+  PC_SPINS, PC_STEAL_MISSES, PC_WAKEUPS, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
+  S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_SIZE,
 } from '../../../assembly/shared/layout.js';
 import { Stop } from '../core.js';
+import { classqGet, classqPopLocked, classqPut, classqSize } from './classq.js';
 import { globrunqDetach, globrunqGet, globrunqPut, globrunqRequeue } from './globrunq.js';
 import { gSetStatus, gWord } from './gtable.js';
 import {
@@ -26,6 +28,7 @@ const NMSPINNING_W = S_NMSPINNING >> 2;
 const NEEDSPINNING_W = S_NEEDSPINNING >> 2;
 const NPIDLE_W = S_NPIDLE >> 2;
 const RUNQ_SIZE_W = S_RUNQ_SIZE >> 2;
+const PIDLE_W = S_PIDLE >> 2;
 const P_STATUS_W = P_STATUS >> 2;
 const P_M_W = P_M >> 2;
 const SCHEDTICK = P_SCHEDTICK >> 2;
@@ -33,11 +36,14 @@ const PARK = M_PARK >> 2;
 const NEXTP = M_NEXTP >> 2;
 const SPINNING = M_SPINNING >> 2;
 const G_STATUS_W = G_STATUS >> 2;
+const G_PRIO_W = G_PRIO >> 2;
 const SPAWNED = PC_SPAWNED >> 3;
 const EXECUTED = PC_EXECUTED >> 3;
 const RUNNEXT_HITS = PC_RUNNEXT_HITS >> 3;
 const LOCAL_HITS = PC_LOCAL_HITS >> 3;
 const GLOBAL_HITS = PC_GLOBAL_HITS >> 3;
+const HIGH_HITS = PC_HIGH_HITS >> 3;
+const LOW_HITS = PC_LOW_HITS >> 3;
 const SPINS = PC_SPINS >> 3;
 const STEAL_MISSES = PC_STEAL_MISSES >> 3;
 const PARKS = PC_PARKS >> 3;
@@ -72,21 +78,21 @@ export function wakep(m: Mem): void {
   Atomics.notify(i32, mw + PARK, 1); // wakes the M's Atomics.wait on its park word
 }
 
-/** Makes g runnable (from G_DEAD or G_WAITING): p >= 0 puts it on p's run queue (runnext when
- *  next != 0), p < 0 or FLAG_GLOBAL_ONLY on the global queue; then wakep() if a P is idle and
- *  nobody spins. p >= 0: owner P only; p < 0: any thread. */
+/** Makes g runnable (from G_DEAD or G_WAITING). A normal G: p >= 0 puts it on p's run queue
+ *  (runnext when next != 0), p < 0 or FLAG_GLOBAL_ONLY on the global queue; a high or low G
+ *  goes on its class queue whatever p and next (DESIGN.md "Priority classes"). Then wakep() if
+ *  a P is idle and nobody spins. p >= 0: owner P only; p < 0: any thread. */
 export function ready(m: Mem, p: number, g: number, next: number): void {
   const i32 = m.i32;
-  const sw = gWord(m, g) + G_STATUS_W; // before reading m.i32: gWord may replace the views
-  const from = Atomics.load(m.i32, sw); // pairs with the status store in gSetStatus
+  const gw = gWord(m, g); // before reading m.i32: gWord may replace the views
+  const from = Atomics.load(m.i32, gw + G_STATUS_W); // pairs with the status store in gSetStatus
+  // plain: written by whoever prepared g, before the handover (gfGet, a join word RMW) that made g ours
+  const cls = m.i32[gw + G_PRIO_W] & PRIO_MASK;
   gSetStatus(m, g, from, G_RUNNABLE);
-  if (p >= 0) {
-    m.f64[pCounters(p) + SPAWNED] += 1; // plain: owner counter
-    if ((flags(m) & FLAG_GLOBAL_ONLY) === 0) runqPut(m, p, g, next);
-    else globrunqPut(m, g);
-  } else {
-    globrunqPut(m, g);
-  }
+  if (p >= 0) m.f64[pCounters(p) + SPAWNED] += 1; // plain: owner counter
+  if (cls !== PRIO_NORMAL) classqPut(m, g, cls);
+  else if (p >= 0 && (flags(m) & FLAG_GLOBAL_ONLY) === 0) runqPut(m, p, g, next);
+  else globrunqPut(m, g);
   // The work is visible; now read the idle and spinning counts (the submitter's half of the
   // delicate dance: pairs with the nmspinning decrement in stopM).
   if (Atomics.load(i32, NPIDLE_W) > 0 && Atomics.load(i32, NMSPINNING_W) === 0) wakep(m);
@@ -111,9 +117,11 @@ function execute(m: Mem, p: number, mi: number, g: number, newSlice: boolean): n
   return g;
 }
 
-/** Go's findRunnable without the blocking part: the 1-in-61 global check, the local queue
- *  (runnext first), the global queue, then stealing when spinning is allowed. Returns a G
- *  already G_RUNNING, or 0 (m may now be spinning; call stopM next). M mi holding P p only. */
+/** Go's findRunnable without the blocking part, with the class queues (DESIGN.md "Priority
+ *  classes"): the 1-in-61 global check, the 1-in-LOW_CHECK_TICKS low check, the high queue,
+ *  the local queue (runnext first), the global queue, stealing when spinning is allowed, and
+ *  the low queue last. Returns a G already G_RUNNING, or 0 (m may now be spinning; call stopM
+ *  next). M mi holding P p only. */
 export function findRunnable(m: Mem, p: number, mi: number): number {
   const i32 = m.i32;
   const w = pWord(p);
@@ -124,6 +132,20 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
     const g = globrunqGet(m, p, 1);
     if (g !== 0) {
       f64[c + GLOBAL_HITS] += 1; // plain: owner counter
+      return execute(m, p, mi, g, true);
+    }
+  }
+  if (tick % LOW_CHECK_TICKS === 0 && classqSize(m, PRIO_LOW) > 0) {
+    const g = classqGet(m, PRIO_LOW); // the anti-starvation turn: low work progresses under any load
+    if (g !== 0) {
+      f64[c + LOW_HITS] += 1; // plain: owner counter
+      return execute(m, p, mi, g, true);
+    }
+  }
+  if (classqSize(m, PRIO_HIGH) > 0) { // the normal path's one extra load
+    const g = classqGet(m, PRIO_HIGH); // one G: a batch would put high Gs on the ring as normal work
+    if (g !== 0) {
+      f64[c + HIGH_HITS] += 1; // plain: owner counter
       return execute(m, p, mi, g, true);
     }
   }
@@ -144,30 +166,40 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
     }
   }
   const mw = mWord(m, mi);
-  const spinning = Atomics.load(i32, mw + SPINNING); // pairs with the spinning stores in wakep/stopM
-  if (spinning === 0) {
+  let spinning = Atomics.load(i32, mw + SPINNING) !== 0; // pairs with the spinning stores in wakep/stopM
+  if (!spinning) {
     const nmspinning = Atomics.load(i32, NMSPINNING_W); // pairs with the nmspinning RMWs
     const busy = nprocs(m) - Atomics.load(i32, NPIDLE_W); // pairs with the npidle RMWs
-    if (2 * nmspinning >= busy) return 0; // at most half as many spinners as busy Ps
-    // becomeSpinning
-    Atomics.store(i32, mw + SPINNING, 1); // this M's own flag
-    Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
-    Atomics.store(i32, NEEDSPINNING_W, 0); // pairs with the needspinning store in wakep
-    f64[c + SPINS] += 1; // plain: owner counter
+    if (2 * nmspinning < busy) { // at most half as many spinners as busy Ps
+      // becomeSpinning
+      Atomics.store(i32, mw + SPINNING, 1); // this M's own flag
+      Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
+      Atomics.store(i32, NEEDSPINNING_W, 0); // pairs with the needspinning store in wakep
+      f64[c + SPINS] += 1; // plain: owner counter
+      spinning = true;
+    }
   }
-  g = stealWork(m, p);
-  if (g === 0) {
+  if (spinning) {
+    g = stealWork(m, p); // rings hold normal Gs only
+    if (g !== 0) return execute(m, p, mi, g, true);
     f64[c + STEAL_MISSES] += 1; // plain: owner counter
-    return 0;
   }
-  return execute(m, p, mi, g, true);
+  if (classqSize(m, PRIO_LOW) > 0) { // also when the spin limit forbade stealing
+    g = classqGet(m, PRIO_LOW); // nothing else to run: low work
+    if (g !== 0) {
+      f64[c + LOW_HITS] += 1; // plain: owner counter
+      return execute(m, p, mi, g, true);
+    }
+  }
+  return 0;
 }
 
-/** Is there work an M without a P should come back for: a non-empty global queue, or a P not
- *  idle with something queued? Any thread. */
+/** Is there work an M without a P should come back for: a non-empty global or class queue, or
+ *  a P not idle with something queued? Any thread. */
 function workVisible(m: Mem): boolean {
   const i32 = m.i32;
   if (Atomics.load(i32, RUNQ_SIZE_W) > 0) return true; // pairs with the size stores under sched.lock
+  if (classqSize(m, PRIO_HIGH) > 0 || classqSize(m, PRIO_LOW) > 0) return true;
   const np = nprocs(m);
   for (let v = 0; v < np; v++) {
     if (Atomics.load(i32, pWord(v) + P_STATUS_W) !== P_IDLE && runqEmpty(m, v) === 0) return true; // pairs with the status stores
@@ -175,11 +207,11 @@ function workVisible(m: Mem): boolean {
   return false;
 }
 
-/** Go's stopm after findRunnable found nothing: under sched.lock take global work if any (p
- *  kept; the G is returned running, counted as a global hit), else put p and m on the idle
- *  lists together; then a spinner stops spinning and rechecks every queue. Returns a G,
- *  Stop.Retry (m took an idle P back: acquireP) or Stop.Sleep (sleep on M_PARK, then
- *  acquireP). M mi holding P p only. */
+/** Go's stopm after findRunnable found nothing: under sched.lock take global work if any, else
+ *  one high G, else one low G (p kept; the G is returned running, counted as a global, high or
+ *  low hit), else put p and m on the idle lists together; then a spinner stops spinning and
+ *  rechecks every queue. Returns a G, Stop.Retry (m took an idle P back: acquireP) or
+ *  Stop.Sleep (sleep on M_PARK, then acquireP). M mi holding P p only. */
 export function stopM(m: Mem, p: number, mi: number): number {
   const i32 = m.i32;
   schedLock(m);
@@ -190,6 +222,18 @@ export function stopM(m: Mem, p: number, mi: number): number {
     if (n > 1) globrunqRequeue(m, p, g, n);
     m.f64[pCounters(p) + GLOBAL_HITS] += 1; // plain: owner counter
     return execute(m, p, mi, g, true);
+  }
+  // A class G, one only (as in findRunnable): high before low.
+  let cg = classqPopLocked(m, PRIO_HIGH);
+  let hits = HIGH_HITS;
+  if (cg === 0) {
+    cg = classqPopLocked(m, PRIO_LOW);
+    hits = LOW_HITS;
+  }
+  if (cg !== 0) {
+    schedUnlock(m);
+    m.f64[pCounters(p) + hits] += 1; // plain: owner counter
+    return execute(m, p, mi, cg, true);
   }
   const w = pWord(p);
   Atomics.store(i32, w + P_STATUS_W, P_IDLE); // pairs with the status loads of thieves
@@ -210,17 +254,16 @@ export function stopM(m: Mem, p: number, mi: number): number {
   Atomics.sub(i32, NMSPINNING_W, 1);
   if (!workVisible(m)) return Stop.Sleep;
   schedLock(m);
-  if (Atomics.load(i32, mw + NEXTP) === 0) { // still on midle: wakep did not take it
+  // wakep (M_NEXTP set) or mTake (reserved by the runtime) may have taken m off the idle list
+  // since the unlock: then m is theirs, and only an m still on the list retries.
+  if (i32[PIDLE_W] !== 0 && mRemove(m, mi)) { // plain: under sched.lock
     const p2 = pidleGet(m);
-    if (p2 >= 0) {
-      mRemove(m, mi);
-      Atomics.store(i32, mw + NEXTP, p2 + 1); // read by acquireP on this thread
-      Atomics.store(i32, mw + SPINNING, 1); // this M's own flag
-      Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
-      m.f64[pCounters(p2) + WAKEUPS] += 1; // plain: p2 is idle, under sched.lock
-      schedUnlock(m);
-      return Stop.Retry;
-    }
+    Atomics.store(i32, mw + NEXTP, p2 + 1); // read by acquireP on this thread
+    Atomics.store(i32, mw + SPINNING, 1); // this M's own flag
+    Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
+    m.f64[pCounters(p2) + WAKEUPS] += 1; // plain: p2 is idle, under sched.lock
+    schedUnlock(m);
+    return Stop.Retry;
   }
   schedUnlock(m);
   return Stop.Sleep;
@@ -231,6 +274,17 @@ export function mPut(m: Mem, mi: number): void {
   schedLock(m);
   mPutLocked(m, mi);
   schedUnlock(m);
+}
+
+/** Takes an idle M off the idle-M list for the caller to hand work to (the runtime reserves a
+ *  spare M this way); its index, or -1 when none is idle. The M stays asleep on its park word
+ *  until the caller wakes it; stopM's recheck leaves an M taken this way alone. Any thread;
+ *  takes sched.lock. */
+export function mTake(m: Mem): number {
+  schedLock(m);
+  const mi = mGet(m);
+  schedUnlock(m);
+  return mi;
 }
 
 /** Takes the P handed over in M_NEXTP and marks it running; returns its index. Throws when

@@ -1,0 +1,104 @@
+// The monitor's calls into the core: the spare-P reserve and the handoff (docs/DESIGN.md,
+// "sysmon and handoff").
+//
+// JS cannot take a P away from a thread that is running user code without a check on every
+// owner operation (a CAS per spawn), so the monitor lends a spare P instead: the core is laid
+// out with nprocs = procs + spares, the spares start in a reserve that no M runs and no thief
+// visits (status P_IDLE, off the idle list), and when a P has run one G too long with work
+// queued, handoff() gives a reserved P to an idle M, counted spinning, which steals the stuck
+// P's queue (the queue of a running P is public to thieves). pRetire() puts an idle P back.
+//
+// The reserve is a LIFO list of P index + 1 linked through P_LINK, like the idle list, and
+// changes only under sched.lock.
+
+import {
+  M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_WAKEUPS, P_COUNTERS, P_LINK, P_M, S_NMSPINNING,
+  S_NPIDLE, S_PIDLE, S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
+} from './shared/layout';
+import { counterAdd, mAddr, nprocs, pAddr } from './mem';
+import { schedLock, schedUnlock } from './lock';
+import { mGet, pidleGet } from './idle';
+
+/** Pushes P p on the reserve. Holds sched.lock. */
+function preservePut(p: i32): void {
+  store<u32>(pAddr(p), load<u32>(S_RT_PRESERVE), P_LINK); // plain: sched.lock held
+  store<u32>(S_RT_PRESERVE, <u32>p + 1); // plain: sched.lock held
+  atomic.store<u32>(S_RT_NPRESERVE, atomic.load<u32>(S_RT_NPRESERVE) + 1); // pairs with the monitor's lock-free load
+}
+
+/** Unlinks P p from the idle list; false when it is not there. Holds sched.lock. */
+function pidleRemove(p: i32): bool {
+  let want = <u32>p + 1;
+  let link: usize = S_PIDLE; // the word that points at the current entry
+  let cur = load<u32>(link); // plain: sched.lock held
+  while (cur != 0) {
+    let pp = pAddr(<i32>cur - 1);
+    if (cur == want) {
+      store<u32>(link, load<u32>(pp, P_LINK)); // plain: sched.lock held
+      store<u32>(pp, 0, P_LINK); // plain: sched.lock held
+      atomic.sub<i32>(S_NPIDLE, 1); // pairs with lock-free npidle loads in ready/findRunnable
+      return true;
+    }
+    link = pp + P_LINK;
+    cur = load<u32>(link); // plain: sched.lock held
+  }
+  return false;
+}
+
+/**
+ * Moves idle P p to the reserve (start-up: the runtime reserves its spare Ps). Returns 1, or 0
+ * when p is not on the idle list. Any thread.
+ */
+export function pReserve(p: i32): i32 {
+  if (p < 0 || p >= nprocs()) return 0;
+  schedLock();
+  let ok = pidleRemove(p);
+  if (ok) preservePut(p);
+  schedUnlock();
+  return ok ? 1 : 0;
+}
+
+/**
+ * Moves some idle P to the reserve (the monitor: a stuck P got going again, so the lent P goes
+ * back). Its M stays on the idle list: an idle P still always has an idle M. Returns the P, or
+ * -1 when no P is idle. Any thread.
+ */
+export function pRetire(): i32 {
+  schedLock();
+  let p = pidleGet();
+  if (p >= 0) {
+    preservePut(p);
+    store<u32>(S_RT_RETIRES, load<u32>(S_RT_RETIRES) + 1); // plain: sched.lock held
+  }
+  schedUnlock();
+  return p;
+}
+
+/**
+ * Go's handoffp, the lending form: takes a reserved P and an idle M, hands the P over in
+ * M_NEXTP with the M counted spinning (it will steal the stuck P's queue), and wakes it.
+ * Returns the P, or -1 when the reserve or the idle-M list is empty. Any thread.
+ */
+export function handoff(): i32 {
+  schedLock();
+  let top = load<u32>(S_RT_PRESERVE); // plain: sched.lock held
+  if (top == 0) { schedUnlock(); return -1; }
+  let m = mGet();
+  if (m < 0) { schedUnlock(); return -1; }
+  let p = <i32>top - 1;
+  let pp = pAddr(p);
+  store<u32>(S_RT_PRESERVE, load<u32>(pp, P_LINK)); // plain: sched.lock held
+  store<u32>(pp, 0, P_LINK); // plain: sched.lock held
+  atomic.store<u32>(S_RT_NPRESERVE, atomic.load<u32>(S_RT_NPRESERVE) - 1); // pairs with the monitor's lock-free load
+  let mp = mAddr(m);
+  atomic.store<u32>(mp, <u32>p + 1, M_NEXTP); // pairs with the load in acquireP
+  atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in findRunnable/stopM
+  atomic.add<i32>(S_NMSPINNING, 1); // pairs with the nmspinning load/CAS in wakep
+  atomic.store<u32>(pp, <u32>m + 1, P_M); // pairs with the runtime's loads
+  counterAdd(pp + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: pp has no owner yet
+  store<u32>(S_RT_HANDOFFS, load<u32>(S_RT_HANDOFFS) + 1); // plain: sched.lock held
+  schedUnlock();
+  atomic.or<u32>(mp, PARK_P, M_PARK); // keeps the runtime's other bits: pairs with the sleeping M's exchange
+  atomic.notify(mp + M_PARK, 1); // pairs with the park loop's wait32
+  return p;
+}

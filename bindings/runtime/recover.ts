@@ -1,0 +1,104 @@
+// Crashed workers (docs/DESIGN.md "Crashed workers"): what the main thread does for an M whose
+// thread died outside the scheduler's control (an uncaught error outside a task, process.exit
+// in a task, out of memory). Everything the scheduler shares lives in the shared memory, so only
+// the dead thread's JavaScript heap is lost: the G it was running and the async tasks pinned to
+// it. Those fail with WorkerCrashedError, delivered exactly as the dead M would have delivered
+// an error; the M slot, its P and every queue are then taken over by a new thread.
+//
+// Main thread only, while the dead thread is gone and before its successor starts.
+
+import {
+  G_DEAD, G_RUNNING, G_STATUS, G_WAITING, H_GCAP, H_MBASE, H_NPROCS, H_PBASE, HEADER, JOIN_DETACHED, JOIN_DONE,
+  JOIN_PARENT, JOIN_WAITER_MASK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, P_IDLE, P_M, P_SIZE, P_STATUS,
+  SCHEDLINK_PINNED,
+} from '../../assembly/shared/layout.js';
+import type { Core } from '../core/core.js';
+import type { GSlots } from './gslots.js';
+import { pushInbox } from './inbox.js';
+
+/**
+ * Fails G g (G_RUNNING or G_WAITING on the dead M) with `err`: into its join parent's slot, to
+ * the M awaiting it, or dropped when detached; P-less forms of the core calls (global free list,
+ * global queue). Returns nothing; the caller counts it finished.
+ */
+export function failG(gs: GSlots, core: Core, g: number, err: Error, label: string): void {
+  const a = gs.addr(g);
+  const v = gs.views;
+  if (gs.joinWord(a) & JOIN_PARENT) {
+    const pg = gs.parentOf(a);
+    const pa = gs.addr(pg);
+    gs.setParentSlot(pa, gs.indexOf(a), err, true, label);
+    Atomics.store(v.i32, (a + G_STATUS) >>> 2, G_DEAD);
+    core.gfPut(-1, g);
+    if (gs.release(pa)) core.ready(-1, pg, 1);
+    return;
+  }
+  gs.setResult(a, err, true, label);
+  Atomics.store(v.i32, (a + G_STATUS) >>> 2, G_DEAD);
+  const old = gs.orJoin(a, JOIN_DONE); // publish: pairs with the casJoin of awaitTask/linkChild
+  if (old & JOIN_PARENT) {
+    const pg = gs.parentOf(a);
+    const pa = gs.addr(pg);
+    gs.moveResultToParent(a, pa, gs.indexOf(a));
+    core.gfPut(-1, g);
+    if (gs.release(pa)) core.ready(-1, pg, 1);
+  } else if (old & JOIN_WAITER_MASK) {
+    pushInbox(v, (old & JOIN_WAITER_MASK) - 1, g, a);
+  } else if (old & JOIN_DETACHED) {
+    gs.dropResult(a);
+    core.gfPut(-1, g);
+  }
+  // else: nobody awaits, joins or detached it yet; the handle's owner will find it done.
+}
+
+export interface Casualties {
+  /** The G the dead M was running synchronously (0: none). */
+  running: number;
+  /** Async tasks pinned to the dead M. */
+  pinned: number[];
+  /** The P the dead M held (-1: none); its successor resumes with it. */
+  p: number;
+}
+
+/** What the dead M mid left behind: its running G, its pinned async Gs and its P. */
+export function casualties(gs: GSlots, mid: number): Casualties {
+  const v = gs.views;
+  v.refresh();
+  const u32 = v.u32;
+  const mAddr = u32[(HEADER + H_MBASE) >>> 2] + mid * M_SIZE;
+  let running = u32[(mAddr + MR_CURG) >>> 2];
+  if (running !== 0 && Atomics.load(v.i32, (gs.addr(running) + G_STATUS) >>> 2) !== G_RUNNING) running = 0;
+  const pinned: number[] = [];
+  const want = (SCHEDLINK_PINNED | mid) >>> 0;
+  const gcap = Atomics.load(u32, (HEADER + H_GCAP) >>> 2);
+  for (let g = 1; g < gcap; g++) {
+    const a = gs.addr(g);
+    if (gs.schedlink(a) === want && Atomics.load(v.i32, (a + G_STATUS) >>> 2) === G_WAITING) pinned.push(g);
+  }
+  const nprocs = u32[(HEADER + H_NPROCS) >>> 2];
+  const pBase = u32[(HEADER + H_PBASE) >>> 2];
+  let p = -1;
+  for (let q = 0; q < nprocs; q++) {
+    const pa = pBase + q * P_SIZE;
+    if (Atomics.load(v.i32, (pa + P_STATUS) >>> 2) !== P_IDLE && Atomics.load(v.i32, (pa + P_M) >>> 2) === mid + 1) p = q;
+  }
+  return { running, pinned, p };
+}
+
+/** Fails the casualties and fixes the dead M's counters for its successor. Returns how many
+ *  tasks failed. */
+export function failCasualties(gs: GSlots, core: Core, mid: number, c: Casualties, err: Error, names: string[]): number {
+  const v = gs.views;
+  const mAddr = v.u32[(HEADER + H_MBASE) >>> 2] + mid * M_SIZE;
+  let n = 0;
+  for (const g of c.running !== 0 ? [c.running, ...c.pinned] : c.pinned) {
+    const a = gs.addr(g);
+    gs.setSchedlink(a, 0);
+    failG(gs, core, g, err, `task '${names[gs.fn(a)] ?? '?'}'`);
+    n++;
+  }
+  v.u32[(mAddr + MR_CURG) >>> 2] = 0;
+  v.u32[(mAddr + MR_ASYNC) >>> 2] = 0;
+  v.f64[(mAddr + MR_FINISHED) >>> 3] += n;
+  return n;
+}

@@ -1,0 +1,91 @@
+// sysmon: the monitor that keeps a long task from stranding the work queued behind it
+// (docs/DESIGN.md, "sysmon and handoff"; Go's sysmon, retake and handoffp).
+//
+// It runs on the main thread's timers, every handoffAfterMs / 2, and only reads shared words:
+// each P's status and schedtick, the G its M is running (MR_CURG), the queues' sizes. A P whose
+// (schedtick, curg) pair has not changed for handoffAfterMs is stuck in one task. When some P
+// is stuck, work is queued (on a running P's ring or runnext, or a global queue), no P is idle
+// to steal it and nobody spins, the monitor lends a spare P to an idle M (core.handoff): that M
+// starts spinning and steals the stuck P's queue. A lent P goes back to the reserve
+// (core.pRetire) once fewer Ps are stuck than spares are out and a P is idle. At most
+// spareThreads spares are out at once; none is lent while a P is idle (it can steal).
+//
+// Main thread only.
+
+import {
+  H_MBASE, H_PBASE, HEADER, M_SIZE, MR_CURG, P_IDLE, P_M, P_RUNNEXT, P_SCHEDTICK, P_SIZE, P_STATUS,
+  S_NMSPINNING, S_NPIDLE, S_RT_NPRESERVE, S_RUNQ_SIZE, S_RUNQH_SIZE, S_RUNQL_SIZE,
+} from '../../assembly/shared/layout.js';
+import type { Core } from '../core/core.js';
+import type { Views } from './values.js';
+
+export class Sysmon {
+  private readonly tick: Uint32Array;
+  private readonly curg: Uint32Array;
+  private readonly since: Float64Array;
+  private readonly pBase: number;
+  private readonly mBase: number;
+  /** Spare Ps lent and not yet retired. */
+  out = 0;
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly views: Views, private readonly core: Core, private readonly nprocs: number,
+    private readonly spares: number, private readonly afterMs: number, private readonly clock: () => number) {
+    this.tick = new Uint32Array(nprocs);
+    this.curg = new Uint32Array(nprocs);
+    this.since = new Float64Array(nprocs);
+    this.pBase = views.u32[(HEADER + H_PBASE) >>> 2];
+    this.mBase = views.u32[(HEADER + H_MBASE) >>> 2];
+  }
+
+  /** Starts the periodic check (an unref'd timer: it never keeps the process alive). */
+  start(): void {
+    if (this.spares === 0 || this.timer !== null) return;
+    const t = setInterval(() => this.check(), Math.max(1, this.afterMs >> 1)) as unknown as { unref?: () => void };
+    t.unref?.();
+    const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
+    if (deno?.unrefTimer !== undefined) deno.unrefTimer(t as unknown as number);
+    this.timer = t as unknown as ReturnType<typeof setInterval>;
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** One look at every P; lends or retires at most one spare. Returns what it did. */
+  check(): 'lent' | 'retired' | null {
+    const i32 = this.views.i32;
+    const u32 = this.views.u32;
+    const t = this.clock();
+    let stuck = 0;
+    let queued = Atomics.load(i32, S_RUNQ_SIZE >>> 2) > 0 || Atomics.load(i32, S_RUNQH_SIZE >>> 2) > 0 || // pairs with the size stores under sched.lock
+      Atomics.load(i32, S_RUNQL_SIZE >>> 2) > 0;
+    for (let p = 0; p < this.nprocs; p++) {
+      const pa = this.pBase + p * P_SIZE;
+      if (Atomics.load(i32, (pa + P_STATUS) >>> 2) === P_IDLE) { this.curg[p] = 0; continue; } // pairs with acquireP/stopM
+      const m = Atomics.load(i32, (pa + P_M) >>> 2) - 1; // pairs with acquireP's store
+      const tick = Atomics.load(u32, (pa + P_SCHEDTICK) >>> 2); // pairs with execute's store
+      const g = m >= 0 ? Atomics.load(u32, (this.mBase + m * M_SIZE + MR_CURG) >>> 2) : 0; // the M's own store; a stale value only delays
+      if (g === 0 || tick !== this.tick[p] || g !== this.curg[p]) {
+        this.tick[p] = tick;
+        this.curg[p] = g;
+        this.since[p] = t;
+      } else if (t - this.since[p] >= this.afterMs) {
+        stuck++;
+      }
+      if (!queued && (this.core.runqLen(p) > 0 || Atomics.load(u32, (pa + P_RUNNEXT) >>> 2) !== 0)) queued = true; // pairs with runqPut
+    }
+    const want = Math.min(stuck, this.spares);
+    const idle = Atomics.load(i32, S_NPIDLE >>> 2); // pairs with the npidle RMWs
+    if (this.out > want && idle > 0) {
+      if (this.core.pRetire() >= 0) { this.out--; return 'retired'; }
+      return null;
+    }
+    if (this.out < want && queued && idle === 0 && Atomics.load(i32, S_NMSPINNING >>> 2) === 0 && // pairs with the nmspinning RMWs
+      Atomics.load(i32, S_RT_NPRESERVE >>> 2) > 0) { // pairs with the reserve's stores under sched.lock
+      if (this.core.handoff() >= 0) { this.out++; return 'lent'; }
+    }
+    return null;
+  }
+}

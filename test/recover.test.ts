@@ -1,0 +1,92 @@
+// Crashed workers (docs/DESIGN.md "Crashed workers"): a thread that dies outside the
+// scheduler's control fails the task it was running and the async tasks pinned to it with
+// WorkerCrashedError; a new thread takes over its slot and P, and every queued task still runs
+// exactly once. Both backends, real threads; every wait bounded.
+import { afterAll, describe, expect, it } from 'vitest';
+import { Scheduler } from '../dist/bindings/index.js';
+
+const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);
+const open: Array<{ close(o?: { force?: boolean }): Promise<void> }> = [];
+afterAll(async () => { await Promise.all(open.map((s) => s.close({ force: true }))); });
+
+async function start(backend: 'wasm' | 'js', procs: number, extra: Record<string, unknown> = {}) {
+  const s = await Scheduler.start({ tasks, procs, backend, ...extra });
+  open.push(s);
+  return s;
+}
+
+function within<T>(p: PromiseLike<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  return Promise.race([
+    Promise.resolve(p).finally(() => clearTimeout(timer)),
+    new Promise<never>((_, rej) => { timer = setTimeout(() => rej(new Error(`hang: ${what} did not finish within ${ms} ms`)), ms); }),
+  ]);
+}
+
+async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`hang: ${what} not reached within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const fibSeq = (n: number): number => (n < 2 ? n : fibSeq(n - 1) + fibSeq(n - 2));
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await within(p, 20000, 'the crashing task');
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe.each(['wasm', 'js'] as const)('crashed workers (%s backend)', (backend) => {
+  it('process.exit in a task fails that task with WorkerCrashedError; the scheduler carries on', async () => {
+    const s = await start(backend, 2);
+    const e = await rejection(s.run('crashExit'));
+    expect(e.name).toBe('WorkerCrashedError');
+    expect(e.message).toMatch(/worker M\d exited/);
+    expect(await within(s.run('fibc', 18), 20000, 'fibc after the crash')).toBe(fibSeq(18));
+    await until(() => s.stats().sched.restarts === 1, 10000, 'one restart');
+    await within(s.close(), 10000, 'close');
+  });
+
+  it('the queue of the dead thread\'s P survives: every child runs exactly once', async () => {
+    const s = await start(backend, 1, { spareThreads: 0 });
+    const n = 600; // more than a ring holds: some spill to the global queue
+    const sab = new SharedArrayBuffer(4 * (n + 1));
+    const e = await rejection(s.run('crashAfterSpawn', sab, n));
+    expect(e.name).toBe('WorkerCrashedError');
+    const a = new Int32Array(sab);
+    await until(() => Atomics.load(a, 0) === n, 20000, `${n} children run after the crash`);
+    await within(s.close(), 10000, 'close');
+    const wrong: number[] = [];
+    for (let i = 1; i <= n; i++) if (a[i] !== 1) wrong.push(i);
+    expect(wrong.slice(0, 10), 'children not run exactly once').toEqual([]);
+  });
+
+  it('async tasks pinned to the dead thread fail with it; others are untouched', async () => {
+    const s = await start(backend, 1, { spareThreads: 0 });
+    const pinned = s.run('pinnedForever');
+    await new Promise((r) => setTimeout(r, 20));
+    const [e1, e2] = await Promise.all([rejection(pinned), rejection(s.run('crashExit'))]);
+    expect(e1.name).toBe('WorkerCrashedError');
+    expect(e2.name).toBe('WorkerCrashedError');
+    expect(await within(s.run('add1', 41), 20000, 'a task after the crash')).toBe(42);
+    expect(s.stats().sched.restarts).toBe(1);
+    await within(s.close(), 10000, 'close');
+  });
+
+  it('an error thrown outside any task kills the thread; it is replaced and work goes on', async () => {
+    const s = await start(backend, 2);
+    const e = await rejection(s.run('crashLater', 5));
+    expect(e.name).toBe('WorkerCrashedError');
+    expect(e.message).toMatch(/thrown outside any task/);
+    await until(() => s.stats().sched.restarts === 1, 10000, 'the thread replaced');
+    const many = await within(Promise.all(Array.from({ length: 40 }, (_, i) => s.run('fibc', i % 15))), 20000, '40 roots');
+    expect(many).toEqual(Array.from({ length: 40 }, (_, i) => fibSeq(i % 15)));
+    await within(s.close(), 10000, 'close');
+  });
+});

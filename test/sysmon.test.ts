@@ -1,0 +1,105 @@
+// sysmon and handoff (docs/DESIGN.md "sysmon and handoff"): a task that blocks its thread does
+// not strand the work queued behind it; spare Ps are lent only when work waits and no P is idle,
+// at most spareThreads of them, and go back to the reserve afterwards. Both backends, real
+// threads. No wall-clock assertion: the tests compare what ran while a task blocked, and every
+// wait has its own deadline (a miss is a failure naming what was awaited).
+import { afterAll, describe, expect, it } from 'vitest';
+import { Scheduler } from '../dist/bindings/index.js';
+
+const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);
+const open: Array<{ close(o?: { force?: boolean }): Promise<void> }> = [];
+afterAll(async () => { await Promise.all(open.map((s) => s.close({ force: true }))); });
+
+async function start(backend: 'wasm' | 'js', procs: number, extra: Record<string, unknown> = {}) {
+  const s = await Scheduler.start({ tasks, procs, backend, ...extra });
+  open.push(s);
+  return s;
+}
+
+function within<T>(p: PromiseLike<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  return Promise.race([
+    Promise.resolve(p).finally(() => clearTimeout(timer)),
+    new Promise<never>((_, rej) => { timer = setTimeout(() => rej(new Error(`hang: ${what} did not finish within ${ms} ms`)), ms); }),
+  ]);
+}
+
+async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`hang: ${what} not reached within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backend) => {
+  it('1,000 children queued behind a task that blocks its only P all run while it blocks', async () => {
+    const s = await start(backend, 1);
+    const n = 1000;
+    const sab = new SharedArrayBuffer(4 * (n + 1));
+    const ran = await within(s.run('blockBehind', sab, n, 2000), 20000, 'blockBehind');
+    expect(ran, 'children that ran while their parent blocked the only P').toBe(n);
+    const a = new Int32Array(sab);
+    const wrong: number[] = [];
+    for (let i = 1; i <= n; i++) if (a[i] !== 1) wrong.push(i);
+    expect(wrong.slice(0, 10), 'children not run exactly once').toEqual([]);
+    const st = s.stats();
+    expect(st.sched.handoffs, 'spare Ps lent').toBeGreaterThanOrEqual(1);
+    // The blocker is done: the lent P goes back to the reserve once a P idles.
+    await until(() => s.stats().sched.spareProcs === 1, 10000, 'the spare P back in the reserve');
+    expect(s.stats().procs.filter((p) => p.status === 'reserved').length).toBe(1);
+    await within(s.close(), 10000, 'close');
+  });
+
+  it('without spare threads the same children wait for the blocker (the test above can fail)', async () => {
+    const s = await start(backend, 1, { spareThreads: 0 });
+    const n = 1000;
+    const sab = new SharedArrayBuffer(4 * (n + 1));
+    const ran = await within(s.run('blockBehind', sab, n, 300), 20000, 'blockBehind');
+    expect(ran).toBe(0);
+    expect(s.stats().sched.handoffs).toBe(0);
+    await within(s.close(), 10000, 'close');
+    expect(Atomics.load(new Int32Array(sab), 0), 'children ran after the blocker').toBe(n);
+  });
+
+  it('root tasks submitted behind a 2 s blocker finish before it', async () => {
+    const s = await start(backend, 1);
+    let blockerDone = false;
+    const blocker = s.run('blockFor', 2000).then((v) => { blockerDone = true; return v; });
+    await new Promise((r) => setTimeout(r, 20)); // the blocker is running
+    const tiny = await within(Promise.all(Array.from({ length: 1000 }, (_, i) => s.run('add1', i))), 20000, '1,000 tiny roots');
+    expect(tiny).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+    expect(blockerDone, 'the blocker finished first: nothing was lent').toBe(false);
+    expect(await within(blocker, 20000, 'blocker')).toBe(2000);
+    await within(s.close(), 10000, 'close');
+  });
+
+  it('no spare is lent when nothing waits behind the long task', async () => {
+    const s = await start(backend, 2, { spareThreads: 2 });
+    expect(await within(s.run('blockFor', 300), 20000, 'blockFor')).toBe(300);
+    const st = s.stats();
+    expect(st.sched.handoffs).toBe(0);
+    expect(st.sched.spareProcs).toBe(2);
+    expect(st.procs.length).toBe(4);
+    await within(s.close(), 10000, 'close');
+  });
+
+  it('at most spareThreads spares are lent, however many Ps are stuck', async () => {
+    const s = await start(backend, 2, { spareThreads: 1 });
+    const n = 400;
+    const sabs = [0, 1, 2].map(() => new SharedArrayBuffer(4 * (n + 1)));
+    // Three blockers on 2 Ps + 1 spare: each spawns children behind itself.
+    const runs = sabs.map((sab) => s.run('blockBehind', sab, n, 1500));
+    let maxRunning = 0;
+    const watch = setInterval(() => {
+      maxRunning = Math.max(maxRunning, s.stats().procs.filter((p) => p.status === 'running').length);
+    }, 2);
+    const got = await within(Promise.all(runs), 30000, 'three blockers');
+    clearInterval(watch);
+    expect(maxRunning, 'Ps running at once').toBeLessThanOrEqual(3);
+    expect(s.stats().sched.handoffs).toBeGreaterThanOrEqual(1);
+    for (const x of got) expect(x).toBeLessThanOrEqual(n);
+    await within(s.close(), 10000, 'close'); // drains the children the blockers left
+    for (const sab of sabs) expect(Atomics.load(new Int32Array(sab), 0)).toBe(n);
+  });
+});
