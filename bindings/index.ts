@@ -9,3 +9,4 @@ export { TaskContext } from './runtime/context.js';
 export { StealworkError, WorkerCrashedError, AbortError } from './runtime/errors.js';
 export type { ErrorCode } from './runtime/errors.js';
 export type { Backend } from './core/core.js';
+export type { Priority } from './runtime/priority.js';

@@ -3,6 +3,7 @@
 import type { Task, JoinRequest } from './task.js';
 import { macrotask } from './platform.js';
 import { AbortError } from './errors.js';
+import { checkPriority, priorityClass, type Priority } from './priority.js';
 
 /** What a task's signal aborts with: the tree was cancelled from its root. */
 export function cancelReason(): AbortError {
@@ -11,7 +12,8 @@ export function cancelReason(): AbortError {
 
 /** What an M offers its running tasks; implemented by bindings/runtime/m.ts. */
 export interface ContextHost {
-  spawnFrom(ctx: TaskContext, name: string, args: unknown[]): Task<unknown>;
+  /** cls: the child's priority class byte, -1 to inherit ctx's. */
+  spawnFrom(ctx: TaskContext, name: string, args: unknown[], cls: number): Task<unknown>;
   joinFrom(ctx: TaskContext, name: string, tasks: unknown[]): JoinRequest;
   isCancelled(token: number): boolean;
   watchCancel(token: number, controller: AbortController): void;
@@ -28,12 +30,14 @@ export class TaskContext {
   children: Task<unknown>[] | null = null;
   /** @internal the cancellation token this task inherited (0: none) */ readonly token: number;
   /** @internal */ controller: AbortController | null = null;
+  /** @internal this task's priority class byte (PRIO_*), which its children inherit */ readonly cls: number;
 
   /** @internal */
-  constructor(host: ContextHost, g: number, token: number) {
+  constructor(host: ContextHost, g: number, token: number, cls: number) {
     this.host = host;
     this.g = g;
     this.token = token;
+    this.cls = cls;
   }
 
   /**
@@ -60,7 +64,26 @@ export class TaskContext {
 
   /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen). */
   spawn(name: string, ...args: unknown[]): Task<unknown> {
-    return this.host.spawnFrom(this, name, args);
+    return this.host.spawnFrom(this, name, args, -1);
+  }
+
+  /**
+   * Spawning with options, without mixing them into the task's arguments:
+   * `ctx.with({ priority: 'low' }).spawn('index', doc)`. The child's class replaces the one it
+   * would inherit from this task (and its own children inherit the new one).
+   */
+  with(options: { priority?: Priority }): { spawn(name: string, ...args: unknown[]): Task<unknown> } {
+    if (options === null || typeof options !== 'object') throw new TypeError('ctx.with: options must be an object');
+    const { priority, ...rest } = options as Record<string, unknown>;
+    const extra = Object.keys(rest);
+    if (extra.length) throw new TypeError(`ctx.with: options.${extra[0]} is not an option; known options: priority`);
+    const cls = priority === undefined ? -1 : priorityClass(checkPriority('ctx.with', priority));
+    return { spawn: (name: string, ...args: unknown[]) => this.host.spawnFrom(this, name, args, cls) };
+  }
+
+  /** This task's priority class: 'high', 'normal' or 'low'. */
+  get priority(): Priority {
+    return this.cls === 1 ? 'high' : this.cls === 0 ? 'normal' : 'low';
   }
 
   /** Return this from a task: its result becomes `name(ctx, ...results of tasks)`, run when

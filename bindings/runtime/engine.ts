@@ -7,7 +7,7 @@
 import {
   G_JOIN, H_MBASE, HEADER, M_INBOX, M_PARK, M_SIZE, MR_FINISHED, MR_SPAWNED, P_SIZE, PS,
   FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT, ORDER_ROUND_ROBIN, ORDER_RANDOM,
-  G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
+  PRIO_NORMAL, G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, type Core } from '../core/index.js';
 import { AbortError, StealworkError, WorkerCrashedError, closedError, unknownTaskError } from './errors.js';
@@ -24,6 +24,7 @@ import { takeInbox } from './inbox.js';
 import { Views } from './values.js';
 import { SharedRegistry } from './shared-registry.js';
 import { Sysmon } from './sysmon.js';
+import { priorityClass, type Priority } from './priority.js';
 import { casualties, failCasualties } from './recover.js';
 
 interface Deferred {
@@ -31,6 +32,8 @@ interface Deferred {
   id: number;
   args: unknown[];
   token: number;
+  /** Priority class byte (PRIO_*). */
+  cls: number;
 }
 
 /** Per-spawn options of root tasks (sched.with(...)). */
@@ -39,6 +42,8 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Cancel after this many ms. */
   timeout?: number;
+  /** The task's class (default 'normal'); the tasks it spawns inherit it. */
+  priority?: Priority;
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
@@ -255,11 +260,15 @@ export class Engine implements TaskOwner {
     const id = this.ids.get(name);
     if (id === undefined) { t.settle(false, unknownTaskError(name, this.names)); return t; }
     let token = 0;
+    let cls = PRIO_NORMAL;
     if (opts !== null) {
-      token = this.cancellable(t, opts);
-      if (t.state !== 0) return t; // already aborted
+      if (opts.signal !== undefined || opts.timeout !== undefined) {
+        token = this.cancellable(t, opts);
+        if (t.state !== 0) return t; // already aborted
+      }
+      if (opts.priority !== undefined) cls = priorityClass(opts.priority);
     }
-    this.submit(t, id, args, token);
+    this.submit(t, id, args, token, cls);
     return t;
   }
 
@@ -295,12 +304,12 @@ export class Engine implements TaskOwner {
     return token;
   }
 
-  private submit(t: Task<unknown>, id: number, args: unknown[], token: number): void {
+  private submit(t: Task<unknown>, id: number, args: unknown[], token: number, cls: number): void {
     const core = this.core;
     const g = core.gfGet(-1);
     if (g === 0) {
       // Backpressure: the table is at maxTasks; wait until results free some Gs.
-      this.deferred.push({ task: t, id, args, token });
+      this.deferred.push({ task: t, id, args, token, cls });
       this.pump();
       return;
     }
@@ -314,7 +323,7 @@ export class Engine implements TaskOwner {
       t.settle(false, e);
       return;
     }
-    if (token !== 0) this.views.u32[(a + G_PRIO) >>> 2] = token << G_TOKEN_SHIFT; // the tree inherits it
+    if ((token | cls) !== 0) this.views.u32[(a + G_PRIO) >>> 2] = (token << G_TOKEN_SHIFT) | cls; // the tree inherits both
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
     Atomics.store(this.views.i32, (a + G_JOIN) >>> 2, 1); // waiter: M0 (index 0 + 1)
     (t as { g: number }).g = g;
@@ -327,6 +336,8 @@ export class Engine implements TaskOwner {
       // The arguments hold a shared buffer some worker may not have yet: every worker must hold
       // it before any may decode this G.
       this.sharesDelivered.then(() => { if (!this.closed) core.ready(-1, g, 0); }, (e) => this.crash(e as Error));
+    } else if (cls !== PRIO_NORMAL) {
+      core.ready(-1, g, 0); // straight to its class queue: the batch is for the global queue
     } else {
       this.batch.push(g);
       if (this.batch.length === 1) queueMicrotask(this.flush);
@@ -431,7 +442,7 @@ export class Engine implements TaskOwner {
     for (let i = 0; i < list.length; i++) {
       const d = list[i];
       if (d.task.state !== 0) { this.cleanup(d.task); continue; } // aborted while waiting
-      this.submit(d.task, d.id, d.args, d.token);
+      this.submit(d.task, d.id, d.args, d.token, d.cls);
     }
   }
 

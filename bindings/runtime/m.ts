@@ -10,7 +10,7 @@ import {
   G_DEAD, G_FN, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS, P_SIZE,
   P_STEAL_VICTIM, P_STEAL_N, P_M, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
   M_INBOX, M_PARK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
-  SCHEDLINK_PINNED,
+  SCHEDLINK_PINNED, PRIO_MASK,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
 import { TaskContext, cancelReason, type ContextHost } from './context.js';
@@ -254,7 +254,7 @@ export class M implements TaskOwner, ContextHost {
     const fn = this.fns[gs.fn(a)];
     const argc = gs.argc(a);
     const flags = gs.flags(a);
-    const ctx = new TaskContext(this, g, flags >>> G_TOKEN_SHIFT);
+    const ctx = new TaskContext(this, g, flags >>> G_TOKEN_SHIFT, flags & PRIO_MASK);
     this.views.u32[(this.mAddr + MR_CURG) >>> 2] = g;
     if (ctx.token !== 0 && isCancelled(this.views, ctx.token)) {
       // Cancelled before it started: it never runs (DESIGN.md "Cancellation").
@@ -512,7 +512,7 @@ export class M implements TaskOwner, ContextHost {
   }
 
   // ---- ContextHost: what ctx.spawn and ctx.join do -----------------------------------------
-  spawnFrom(ctx: TaskContext, name: string, args: unknown[]): Task<unknown> {
+  spawnFrom(ctx: TaskContext, name: string, args: unknown[], cls: number): Task<unknown> {
     const id = this.ids.get(name);
     if (id === undefined) throw unknownTaskError(name, this.names);
     const core = this.core;
@@ -525,7 +525,8 @@ export class M implements TaskOwner, ContextHost {
       core.gfPut(this.p, g);
       throw e;
     }
-    if (ctx.token !== 0) this.views.u32[(a + G_PRIO) >>> 2] = ctx.token << G_TOKEN_SHIFT; // children inherit the token
+    const prio = (ctx.token << G_TOKEN_SHIFT) | (cls < 0 ? ctx.cls : cls); // children inherit the token and the class
+    if (prio !== 0) this.views.u32[(a + G_PRIO) >>> 2] = prio;
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
     const t = new Task(this, g, this.gs.gen(a), name);
     if (this.trace !== null) this.trace.emitUntimed(EV_SPAWN, g, ctx.g, 0);

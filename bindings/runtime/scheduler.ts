@@ -6,6 +6,7 @@ import { resolveOptions, type SchedulerOptions } from './options.js';
 import type { SchedulerStats } from './stats.js';
 import type { Task, JoinRequest } from './task.js';
 import type { TaskContext } from './context.js';
+import { checkPriority } from './priority.js';
 
 /** A task function: the context first, then the arguments. */
 export type TaskFunction = (ctx: TaskContext, ...args: any[]) => unknown;
@@ -31,16 +32,20 @@ export interface ScheduleWith<Mod> {
 
 function checkSpawnOptions(o: unknown): SpawnOptions {
   if (o === null || typeof o !== 'object') throw new TypeError('with: options must be an object');
-  const { signal, timeout, ...rest } = o as Record<string, unknown>;
+  const { signal, timeout, priority, ...rest } = o as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length) throw new TypeError(`with: options.${extra[0]} is not an option; known options: signal, timeout`);
+  if (extra.length) throw new TypeError(`with: options.${extra[0]} is not an option; known options: signal, timeout, priority`);
   if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof (signal as AbortSignal).addEventListener !== 'function' || typeof (signal as AbortSignal).aborted !== 'boolean')) {
     throw new TypeError('with: options.signal must be an AbortSignal');
   }
   if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout))) {
     throw new RangeError(`with: options.timeout must be a positive number of ms, got ${String(timeout)}`);
   }
-  return { signal: signal as AbortSignal | undefined, timeout: timeout as number | undefined };
+  return {
+    signal: signal as AbortSignal | undefined,
+    timeout: timeout as number | undefined,
+    priority: priority === undefined ? undefined : checkPriority('with', priority),
+  };
 }
 
 /**
@@ -86,10 +91,11 @@ export class Scheduler<Mod = AnyModule> {
   }
 
   /**
-   * Spawning with options: `sched.with({ signal, timeout }).run('fib', 30)`. Aborting the signal
-   * (or the timeout firing) cancels the task and every task it spawns: one not yet started never
-   * runs, a running one sees `ctx.cancelled` / `ctx.signal`, and the Task rejects at once with an
-   * AbortError (code ERR_ABORTED) whose `reason` is the signal's.
+   * Spawning with options: `sched.with({ signal, timeout, priority }).run('fib', 30)`. Aborting
+   * the signal (or the timeout firing) cancels the task and every task it spawns: one not yet
+   * started never runs, a running one sees `ctx.cancelled` / `ctx.signal`, and the Task rejects
+   * at once with an AbortError (code ERR_ABORTED) whose `reason` is the signal's. `priority`
+   * ('high' | 'normal' | 'low') sets the class of the task and, by inheritance, of its tree.
    */
   with(options: SpawnOptions): ScheduleWith<Mod> {
     const opts = checkSpawnOptions(options);

@@ -9,7 +9,7 @@ import {
   PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, S_COUNTERS, S_GFREE_N, S_NEEDSPINNING,
   S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
   SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE, MR_T0, MR_IDLE_MS, MR_YIELDS, MR_STATE, S_LOCK, S_HEAP_LOCK, M_SPINNING, M_NEXTP, M_PARK,
-  P_LINK, S_RT_PRESERVE, S_RT_NPRESERVE, S_RT_HANDOFFS, S_RT_RETIRES,
+  P_LINK, S_RT_PRESERVE, PC_HIGH_HITS, PC_LOW_HITS, S_RUNQH_SIZE, S_RUNQL_SIZE, S_RT_NPRESERVE, S_RT_HANDOFFS, S_RT_RETIRES,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import { readLatency, type LatencySummary } from './latency.js';
@@ -40,6 +40,9 @@ export interface PStats {
   runnextHits: number;
   localHits: number;
   globalHits: number;
+  /** Of those, taken from the high and the low class queues (DESIGN.md "Priority classes"). */
+  highHits: number;
+  lowHits: number;
   /** Successful steals by this P, and the Gs they moved. */
   stealOps: number;
   stolen: number;
@@ -86,6 +89,9 @@ export interface SchedulerStats {
   sched: {
     /** Global run queue length. */
     runqueue: number;
+    /** Gs on the high and the low class queues now. */
+    highqueue: number;
+    lowqueue: number;
     idleprocs: number;
     idlethreads: number;
     spinningthreads: number;
@@ -157,6 +163,8 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       spawned: f64[c + PC_SPAWNED / 8],
       executed: f64[c + PC_EXECUTED / 8],
       runnextHits: f64[c + PC_RUNNEXT_HITS / 8],
+      highHits: f64[c + PC_HIGH_HITS / 8],
+      lowHits: f64[c + PC_LOW_HITS / 8],
       localHits: f64[c + PC_LOCAL_HITS / 8],
       globalHits: f64[c + PC_GLOBAL_HITS / 8],
       stealOps: f64[c + PC_STEAL_OPS / 8],
@@ -205,6 +213,8 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
     threads,
     sched: {
       runqueue: Atomics.load(i32, S_RUNQ_SIZE >>> 2),
+      highqueue: Atomics.load(i32, S_RUNQH_SIZE >>> 2),
+      lowqueue: Atomics.load(i32, S_RUNQL_SIZE >>> 2),
       idleprocs: Atomics.load(i32, S_NPIDLE >>> 2),
       idlethreads: Atomics.load(i32, S_NMIDLE >>> 2),
       spinningthreads: Atomics.load(i32, S_NMSPINNING >>> 2),

@@ -1,0 +1,90 @@
+// Priority classes end to end (docs/DESIGN.md "Priority classes"): order of service on one P,
+// inheritance, no starvation of low work, and a spare thread for a high task when every P is
+// stuck. Both backends, real threads; every wait bounded, no wall-clock assertion.
+import { afterAll, describe, expect, it } from 'vitest';
+import { Scheduler } from '../dist/bindings/index.js';
+
+const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);
+const open: Array<{ close(o?: { force?: boolean }): Promise<void> }> = [];
+afterAll(async () => { await Promise.all(open.map((s) => s.close({ force: true }))); });
+
+async function start(backend: 'wasm' | 'js', procs: number, extra: Record<string, unknown> = {}) {
+  const s = await Scheduler.start({ tasks, procs, backend, ...extra });
+  open.push(s);
+  return s;
+}
+
+function within<T>(p: PromiseLike<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  return Promise.race([
+    Promise.resolve(p).finally(() => clearTimeout(timer)),
+    new Promise<never>((_, rej) => { timer = setTimeout(() => rej(new Error(`hang: ${what} did not finish within ${ms} ms`)), ms); }),
+  ]);
+}
+
+const HIGH = 1, NORMAL = 2, LOW = 3;
+
+describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
+  it('one P serves high, then normal, then low (up to the 1-in-61 and 1-in-64 fairness turns)', async () => {
+    const s = await start(backend, 1, { spareThreads: 0 });
+    const n = 40;
+    const sab = new SharedArrayBuffer(4 * (1 + 3 * n));
+    const blocker = s.run('blockFor', 150); // the P is busy while all of them queue
+    await new Promise((r) => setTimeout(r, 20));
+    const all: Promise<unknown>[] = [];
+    for (let i = 0; i < n; i++) {
+      all.push(s.with({ priority: 'low' }).run('stampOrder', sab, LOW));
+      all.push(s.run('stampOrder', sab, NORMAL));
+      all.push(s.with({ priority: 'high' }).run('stampOrder', sab, HIGH));
+    }
+    await within(Promise.all([blocker, ...all]), 20000, 'the three classes');
+    const a = new Int32Array(sab);
+    expect(a[0]).toBe(3 * n);
+    const order = Array.from(a.subarray(1, 1 + 3 * n));
+    const first = order.slice(0, n);
+    const last = order.slice(2 * n);
+    expect(first.filter((t) => t === HIGH).length, `first ${n}: ${first.join('')}`).toBeGreaterThanOrEqual(n - 2);
+    expect(last.filter((t) => t === LOW).length, `last ${n}: ${last.join('')}`).toBeGreaterThanOrEqual(n - 2);
+    const st = s.stats();
+    expect(st.procs[0].highHits).toBe(n);
+    expect(st.procs[0].lowHits).toBe(n);
+    await within(s.close(), 10000, 'close');
+  });
+
+  it('children inherit their parent\'s class; ctx.with({ priority }) overrides it', async () => {
+    const s = await start(backend, 2);
+    expect(await within(s.with({ priority: 'high' }).run('prioFamily'), 20000, 'prioFamily')).toEqual(['high', 'high', 'low', 'high']);
+    expect(await within(s.run('prioFamily'), 20000, 'prioFamily')).toEqual(['normal', 'normal', 'low', 'high']);
+    expect(await within(s.with({ priority: 'low' }).run('prioFamily'), 20000, 'prioFamily')).toEqual(['low', 'low', 'low', 'high']);
+    expect(() => s.with({ priority: 'urgent' as never })).toThrow(/options.priority must be 'high', 'normal' or 'low'/);
+    await within(s.close(), 10000, 'close');
+  });
+
+  it('low work progresses under a steady stream of high work', async () => {
+    const s = await start(backend, 1, { spareThreads: 0 });
+    let lowDone = false;
+    const low = s.with({ priority: 'low' }).run('add1', 1).then((v) => { lowDone = true; return v; });
+    // Keep 20 high tasks of 1 ms queued at all times, for up to 10 s or until the low one ran.
+    const end = Date.now() + 10_000;
+    let highs = 0;
+    const feed = async (): Promise<void> => {
+      while (!lowDone && Date.now() < end) { await s.with({ priority: 'high' }).run('spin', 1); highs++; }
+    };
+    await within(Promise.all(Array.from({ length: 20 }, feed)), 30000, 'the high stream');
+    expect(lowDone, `the low task did not run while ${highs} high tasks did`).toBe(true);
+    expect(await low).toBe(2);
+    await within(s.close(), 10000, 'close');
+  });
+
+  it('a high task does not wait for a P stuck in a long task: a spare thread runs it', async () => {
+    const s = await start(backend, 1, { spareThreads: 1 });
+    let blockerDone = false;
+    const blocker = s.run('blockFor', 2000).then((v) => { blockerDone = true; return v; });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await within(s.with({ priority: 'high' }).run('add1', 41), 20000, 'the high task')).toBe(42);
+    expect(blockerDone, 'the high task waited for the blocker').toBe(false);
+    expect(s.stats().sched.handoffs).toBeGreaterThanOrEqual(1);
+    await within(blocker, 20000, 'blocker');
+    await within(s.close(), 10000, 'close');
+  });
+});
