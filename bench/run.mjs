@@ -5,7 +5,8 @@
 //                      [--json PATH] [--svg PATH]
 //
 // Suites: scheduler (wasm vs js backend), pools (vs piscina and tinypool), policies (the seed
-// article's comparisons), queue (bench/queue.mjs, the run-queue micro-benchmarks, when present).
+// article's comparisons), priorities (urgent work behind bulk, three classes sharing the Ps),
+// queue (bench/queue.mjs, the run-queue micro-benchmarks, when present).
 // Defaults: full sizes, 5 repetitions (3 with --quick), 2 Ps, every suite,
 // bench/results/latest.json and bench/results/chart.svg. Needs the build (npm run build).
 
@@ -18,7 +19,7 @@ import { loadavg, machine, parseArgs, versions, writeJSON } from './common.mjs';
 import { drawChart } from './svg.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const SUITES = ['scheduler', 'pools', 'policies', 'queue'];
+const SUITES = ['scheduler', 'pools', 'policies', 'priorities', 'queue'];
 
 const opts = parseArgs(process.argv.slice(2), { json: here('./results/latest.json'), svg: here('./results/chart.svg') });
 const suites = opts.suites.length ? opts.suites : SUITES;
