@@ -218,7 +218,6 @@ const PINNED: Record<string, number> = {
   TAG_ERROR: 7,
 
   BLOCK_HEADER: 8,
-  TRACE_EVENT: 32,
 };
 
 const exported = L as unknown as Record<string, unknown>;

@@ -1,7 +1,12 @@
 // The event trace: valid Chrome Trace Event JSON, one track per M, every steal names a real thief
-// and victim, and the counters add up.
+// and victim, and the counters add up; untimed events get times between the clock reads around
+// them, coarse tasks exact ones, and a ring that wrapped still exports its newest events.
 import { describe, it, expect } from 'vitest';
 import { Scheduler } from '../dist/bindings/index.js';
+import {
+  EV_PARK, EV_STEAL, EV_UNPARK, TraceWriter, allocTraceRings, exportTrace, traceClock,
+} from '../dist/bindings/runtime/trace.js';
+import { GDIR, G_FN, G_SIZE, HEADER, H_MBASE, M_SIZE } from '../dist/assembly/shared/layout.js';
 
 const tasks = new URL('../examples/tasks.mjs', import.meta.url);
 
@@ -16,7 +21,9 @@ describe.each(['wasm', 'js'] as const)('trace (%s backend)', (backend) => {
     const ev = json.traceEvents;
     expect(Array.isArray(ev)).toBe(true);
     const tracks = new Set(ev.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => e.tid));
-    expect([...tracks].sort()).toEqual([1, 2]);
+    // One track per worker M: one per P, plus any spare threads.
+    expect(tracks.size).toBeGreaterThanOrEqual(procs);
+    expect([...tracks].sort((x, y) => x - y)).toEqual(Array.from({ length: tracks.size }, (_, i) => i + 1));
     for (const e of ev) {
       expect(typeof e.name).toBe('string');
       expect(typeof e.ph).toBe('string');
@@ -43,6 +50,104 @@ describe.each(['wasm', 'js'] as const)('trace (%s backend)', (backend) => {
     expect(starts).toEqual(ends);
     // Tasks stolen == sum of the steal counts.
     expect(steals.reduce((a, e) => a + e.args.count, 0)).toBe(st.totals.stolen);
+    expectOrdered(ev);
+  });
+
+  it('gives tasks of 2 ms their own clock reads', async () => {
+    const s = await Scheduler.start({ tasks, procs: 2, backend, trace: true });
+    await Promise.all(Array.from({ length: 8 }, () => s.run('work', 2000)));
+    await s.close();
+    const ev = s.trace().traceEvents as Array<Record<string, any>>;
+    const work = ev.filter((e) => e.cat === 'task' && e.name === 'work');
+    expect(work.length).toBe(8);
+    // Each slice ends at the next event on its thread, which comes after the 2 ms of work.
+    for (const e of work) expect(e.dur).toBeGreaterThanOrEqual(1900);
+    expectOrdered(ev);
+  });
+
+  it('exports the newest events of a ring that wrapped', async () => {
+    const s = await Scheduler.start({ tasks, procs: 2, backend, trace: true, traceEvents: 16 });
+    await s.run('fibc', 15);
+    await s.close();
+    const ev = s.trace().traceEvents as Array<Record<string, any>>;
+    const perTrack = new Map<number, number>();
+    for (const e of ev) if (e.ph !== 'M' && e.ph !== 's' && e.ph !== 'f') perTrack.set(e.tid, (perTrack.get(e.tid) ?? 0) + 1);
+    expect(perTrack.size).toBeGreaterThan(0);
+    // 16 events of capacity: 32 slots, a task start or spawn takes one.
+    for (const n of perTrack.values()) expect(n).toBeLessThanOrEqual(32);
+    for (const e of ev) expect(Number.isFinite(e.ts)).toBe(true);
+    expectOrdered(ev);
+  });
+});
+
+/** Each thread's events (but flow starts, drawn on the victim's thread) come in time order. */
+function expectOrdered(ev: Array<Record<string, any>>): void {
+  const last = new Map<number, number>();
+  for (const e of ev) {
+    if (e.ph === 'M' || e.ph === 's') continue;
+    expect(e.ts).toBeGreaterThanOrEqual(last.get(e.tid) ?? -Infinity);
+    last.set(e.tid, e.ts);
+  }
+}
+
+describe('trace ring format', () => {
+  /** Shared memory with one worker M's ring, and one G table chunk. */
+  function ring(cap: number) {
+    const sab = new SharedArrayBuffer(1 << 20);
+    const views = { u32: new Uint32Array(sab), i32: new Int32Array(sab), f64: new Float64Array(sab), end: sab.byteLength, refresh() {} };
+    const mbase = 64 * 1024;
+    views.u32[(HEADER + H_MBASE) >>> 2] = mbase;
+    let brk = mbase + 2 * M_SIZE;
+    allocTraceRings(views as any, { heapAlloc: (n: number) => { const a = brk; brk += n; return a; } }, 2, cap);
+    const chunk = brk;
+    views.u32[GDIR >>> 2] = chunk;
+    return { views, writer: new TraceWriter(views as any, mbase + M_SIZE), chunk };
+  }
+
+  it('spreads untimed events evenly between the clock reads around them', () => {
+    const { views, writer, chunk } = ring(1 << 12);
+    views.u32[(chunk + 5 * G_SIZE + G_FN) >>> 2] = 1; // G 5 runs task 1
+    const t0 = traceClock();
+    writer.emit(t0, EV_PARK, 0, 0, 0);
+    const t1 = traceClock();
+    writer.emit(t1, EV_UNPARK, 0, 0, 0);
+    writer.start(5, 0);
+    for (let i = 0; i < 1000; i++) writer.spawn(100 + i, 5); // fast: most of them untimed
+    const t2 = traceClock() + 1;
+    writer.emit(t2, EV_STEAL, 2, (0 << 16) | 2, 7); // P0 took 7 Gs from P1, whose M is M1
+    const ev = exportTrace(views as any, 2, ['a', 'b']).traceEvents as Array<Record<string, any>>;
+    const us = (t: number) => (t - t0) * 1000;
+    const park = ev.find((e) => e.name === 'parked')!;
+    expect(park.ts).toBe(0);
+    expect(park.dur).toBeCloseTo(us(t1), 2);
+    const start = ev.find((e) => e.cat === 'task')!;
+    expect(start.name).toBe('b');
+    expect(start.args).toEqual({ g: 5, P: 0 });
+    const spawns = ev.filter((e) => e.name === 'spawn');
+    expect(spawns.map((e) => e.args.g)).toEqual(Array.from({ length: 1000 }, (_, i) => 100 + i));
+    expect(spawns.every((e) => e.args.a === 5)).toBe(true);
+    const steal = ev.find((e) => e.name === 'steal' && e.ph === 'i')!;
+    expect(steal.ts).toBeCloseTo(us(t2), 2);
+    expect(steal.args).toEqual({ thiefP: 0, victimP: 1, count: 7, victimM: 1 });
+    // Between two reads the untimed events sit evenly spaced: equal steps within each run.
+    const ts = [start.ts, ...spawns.map((e) => e.ts), steal.ts];
+    for (let i = 1; i < ts.length; i++) expect(ts[i]).toBeGreaterThanOrEqual(ts[i - 1]);
+    expect(ts[0]).toBeGreaterThanOrEqual(us(t1) - 0.001);
+    expectOrdered(ev);
+  });
+
+  it('keeps the newest events of a wrapped ring, dated', () => {
+    const { views, writer } = ring(16);
+    for (let i = 1; i <= 500; i++) writer.spawn(i, 0);
+    writer.emit(traceClock(), EV_PARK, 0, 0, 0);
+    const ev = exportTrace(views as any, 2, []).traceEvents as Array<Record<string, any>>;
+    const spawns = ev.filter((e) => e.name === 'spawn');
+    expect(spawns.length).toBeGreaterThan(16);
+    expect(spawns[spawns.length - 1].args.g).toBe(500);
+    for (let i = 1; i < spawns.length; i++) expect(spawns[i].args.g).toBe(spawns[i - 1].args.g + 1);
+    expect(ev.filter((e) => e.name === 'parked').length).toBe(1);
+    for (const e of ev) expect(Number.isFinite(e.ts)).toBe(true);
+    expectOrdered(ev);
   });
 });
 

@@ -237,17 +237,14 @@ export const MR_CURG = M_RT + 16; // u32: the G this M is running, 0 none (sched
 export const MR_ASYNC = M_RT + 20; // u32: async tasks pinned to this M, awaiting
 export const MR_BUSY_NS = M_RT + 24; // f64: time spent running tasks (ms, fractional)
 export const MR_TRACE_BUF = M_RT + 32; // u32: address of this M's trace ring (0: tracing off)
-export const MR_TRACE_CAP = M_RT + 36; // u32: events the ring holds (a power of two)
-export const MR_TRACE_POS = M_RT + 40; // u32: events written so far (owner stores; readers load)
+export const MR_TRACE_CAP = M_RT + 36; // u32: events the ring holds at least (a power of two; bindings/runtime/trace.ts packs them in 8-byte slots)
+export const MR_TRACE_POS = M_RT + 40; // u32: slots written so far (the owner publishes it with each time slot; readers load)
 export const MR_IDLE_MS = M_RT + 48; // f64: time this M spent parked (owner only)
 export const MR_YIELDS = M_RT + 56; // f64: turns this M gave its event loop while holding a P (owner only)
 export const MR_HIST = M_RT + 64; // u32: address of this M's latency histograms (bindings/runtime/latency.ts)
 export const MR_T0 = M_RT + 72; // f64: when this M started (ms since the epoch)
 export const MR_STATE = M_RT + 80; // u32: what this M is doing now (MS_* in bindings/runtime/m.ts), for diagnosis
 
-// A trace event: TRACE_EVENT bytes in an M's ring (bindings/runtime/trace.ts).
-//   +0 time (f64, ms since the epoch)  +8 kind  +12 g  +16 a  +20 b  (+24..31 spare)
-export const TRACE_EVENT = 32;
 export const M_SIZE = 3 * LINE;
 
 // Bits of M_PARK. The core's wakep stores PARK_P; the runtime ORs in the others. A sleeping M

@@ -7,9 +7,10 @@
 // the core's P-less forms (global queue, global free list).
 
 import {
-  G_DEAD, G_FN, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS, P_SIZE,
-  P_STEAL_VICTIM, P_STEAL_N, P_M, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
-  M_INBOX, M_PARK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
+  G_DEAD, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS,
+  P_SIZE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE,
+  JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK, M_INBOX, M_PARK, M_SIZE, MR_ASYNC,
+  MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
   SCHEDLINK_PINNED, PRIO_MASK,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
@@ -21,7 +22,7 @@ import { GSlots } from './gslots.js';
 import { macrotask, now } from './platform.js';
 import { JoinRequest, Task, type TaskOwner } from './task.js';
 import { pushInbox } from './inbox.js';
-import { EV_PARK, EV_SETTLE, EV_SPAWN, EV_STEAL, EV_START, EV_UNPARK, TraceWriter, traceClock } from './trace.js';
+import { EV_PARK, EV_SETTLE, EV_UNPARK, TraceWriter, traceClock } from './trace.js';
 import type { Views } from './values.js';
 
 type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
@@ -339,21 +340,12 @@ export class M implements TaskOwner, ContextHost {
     return this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_STEAL_OPS) >>> 3];
   }
 
-  private pAddr(p: number): number {
-    return this.pBase + p * P_SIZE;
-  }
-
   /** Records g's start (untimed: see TraceWriter), and the steal that found it if findRunnable
    *  stole (timed). */
   private traceStart(tr: TraceWriter, g: number, steals: number): void {
-    if (this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_STEAL_OPS) >>> 3] !== steals) {
-      const pa = this.pAddr(this.p);
-      const victim = this.views.u32[(pa + P_STEAL_VICTIM) >>> 2]; // owner's own word
-      const n = this.views.u32[(pa + P_STEAL_N) >>> 2];
-      const vm = victim === 0 ? 0 : Atomics.load(this.views.u32, (this.pAddr(victim - 1) + P_M) >>> 2);
-      tr.emit(traceClock(), EV_STEAL, vm, (this.p << 16) | victim, n);
-    }
-    tr.emitUntimed(EV_START, g, this.p, this.views.u32[(this.gs.addr(g) + G_FN) >>> 2]);
+    // Both calls stay small here: this is inlined into schedule()'s loop, the steal is rare.
+    if (this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_STEAL_OPS) >>> 3] !== steals) tr.emitSteal(this.p, this.pBase);
+    tr.start(g, this.p);
   }
 
   /** An async task settled: finish it (or start its join). Runs on this M, P or not. */
@@ -529,7 +521,7 @@ export class M implements TaskOwner, ContextHost {
     if (prio !== 0) this.views.u32[(a + G_PRIO) >>> 2] = prio;
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
     const t = new Task(this, g, this.gs.gen(a), name);
-    if (this.trace !== null) this.trace.emitUntimed(EV_SPAWN, g, ctx.g, 0);
+    if (this.trace !== null) this.trace.spawn(g, ctx.g);
     if (ctx === this.running) this.kids[this.kidsTop++] = t;
     else if (ctx.children === null) ctx.children = [t];
     else ctx.children.push(t);

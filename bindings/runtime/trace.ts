@@ -1,14 +1,40 @@
-// The event trace: each M records what it does into its own ring of TRACE_EVENT-byte events in
-// shared memory (so recording takes no lock and no message, and the main thread can read every
-// ring at any time); `sched.trace()` turns the rings into Chrome Trace Event JSON that opens in
-// Perfetto (ui.perfetto.dev) or chrome://tracing: one track per M, tasks as slices, steals as
-// flow arrows from the victim's thread to the thief's.
+// The event trace: each M records what it does into its own ring of 8-byte slots in shared
+// memory (so recording takes no lock and no message, and the main thread can read every ring at
+// any time); `sched.trace()` turns the rings into Chrome Trace Event JSON that opens in Perfetto
+// (ui.perfetto.dev) or chrome://tracing: one track per M, tasks as slices, steals as flow arrows
+// from the victim's thread to the thief's.
 //
-// Cost: one clock read per task (its start); spawn events reuse the running task's start time,
-// and a task's slice ends where the next event on its track begins.
+// A slot is two u32 words; the low 4 bits of the first are its tag:
+//
+//   start    [EV_START | g << 4,  fn | P << 24]
+//   spawn    [EV_SPAWN | g << 4,  parent g]
+//   3 to 6   [kind | g << 4,      a]          followed by an arg slot if b is not 0, then a
+//                                             time slot
+//   arg      [TAG_ARG,            b]          the b of the event before it (a steal's count)
+//   time     [TAG_TIME | hi << 4, lo]         the event before it happened hi * 2^32 + lo ns
+//                                             after the ring's base time (a writer starts
+//                                             with one: the time its first events count from)
+//
+// The ring's block starts with the base time (f64, ms since the epoch); the slots start at the
+// next cache line, and a line of padding follows them, so no other thread's data shares a line
+// with them. A ring for `cap` events has 2 * cap slots: an untimed event takes one, a timed one
+// two, a steal three (and a start follows each steal).
+//
+// Task starts and spawns carry no time: the export spreads each run of them evenly between the
+// time slots around it (see TraceWriter). A task's slice ends where the next event on its track
+// begins.
+//
+// MR_TRACE_POS counts the slots written; the writer publishes it with each time slot, so a
+// reader sees the events up to the last clock read (all of them once the work is done: every M
+// writes a time slot when it parks).
+//
+// Cost, per fine-grained event: two word stores, and one clock read per run of events spanning
+// 16 us or more. fibc(27) on 2 Ps (about 1.7 events per task, a task every 0.2 us on each P)
+// runs 10 to 15% slower with tracing (bench/trace-cost.mjs).
 
 import {
-  HEADER, H_MBASE, M_SIZE, MR_TRACE_BUF, MR_TRACE_CAP, MR_TRACE_POS, TRACE_EVENT,
+  GDIR, G_CHUNK_MASK, G_CHUNK_SHIFT, G_FN, G_SIZE, HEADER, H_MBASE, LINE, M_SIZE, MR_TRACE_BUF,
+  MR_TRACE_CAP, MR_TRACE_POS, P_M, P_SIZE, P_STEAL_N, P_STEAL_VICTIM,
 } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
 
@@ -21,102 +47,184 @@ export const EV_SETTLE = 6; // async g settled on this M (a = 1 ok, 0 failed)
 
 const EVENT_NAMES = ['', 'start', 'spawn', 'steal', 'park', 'unpark', 'settle'];
 
+const TAG_ARG = 14;
+const TAG_TIME = 15;
+/** Bytes per slot; slots per event of capacity (see the file comment). */
+const SLOT = 8;
+const SLOTS_PER_EVENT = 2;
+/** A start's task id is kept to its low 24 bits (the P takes the top 8: MAX_PROCS is 256). */
+const FN_MASK = 0xffffff;
+const TWO_32 = 4294967296;
+/** The slot count drops by this much (a multiple of any ring's size) before it leaves V8's small
+ *  integers (2^30). */
+const POS_WRAP = 1 << 29;
+
+/** Byte address of slot 0 of the ring whose block is at buf (see the file comment). */
+function ringSlots(buf: number): number {
+  return (buf + 8 + LINE - 1) & -LINE;
+}
+
 /** Clock for trace events: ms since the epoch, comparable across threads. */
 const origin = performance.timeOrigin;
 export function traceClock(): number {
   return origin + performance.now();
 }
 
-/** Untimed events between two clock reads, at most (fine-grained work) and at least (coarse). */
-const CLOCK_EVERY_MAX = 16;
-/** Below this many microseconds per event, read the clock half as often; above COARSE_US, at
- *  every event again. */
-const FINE_US = 5;
-const COARSE_US = 500;
+/** Most untimed events between two clock reads (and at most a quarter of the ring, so every
+ *  full ring holds time slots). */
+const CLOCK_EVERY_MAX = 256;
+/** When the events between two clock reads spanned less than FINE_US microseconds, read the
+ *  clock half as often; when they spanned more than COARSE_US, four times as often. */
+const FINE_US = 16;
+const COARSE_US = 128;
 
 /**
  * Writes one M's events. Owner M only.
  *
- * Reading the clock costs about as much as a fine-grained task's scheduling, so task starts and
- * spawns are written untimed, and every `every`-th one (or any timed event: a steal, a park)
- * reads the clock and spreads the times of the untimed events since the last read evenly over
- * the interval. `every` adapts: it doubles (up to CLOCK_EVERY_MAX) while events come faster
- * than one per FINE_US microseconds and drops by 4x (to 1) when they come slower than COARSE_US, so
- * fine-grained work is placed to within a few microseconds at a sixteenth of the clock reads,
- * and coarse tasks (where a clock read is cheap in comparison) get exact times.
+ * A clock read costs more than ten events' stores (40 ns in a loop, more between tasks), so task
+ * starts and spawns are written untimed, and a time slot follows every `every`-th slot and every
+ * timed event (a steal, a park). `every`, a power of two, adapts to the span of the events
+ * between two reads: it doubles (up to CLOCK_EVERY_MAX) while that span is under FINE_US
+ * microseconds and drops by 4x (to 1) while it is over COARSE_US. So fine-grained work is placed
+ * to within a run of 16 to 32 us at one clock read per run (well under 1% of the work), and tasks
+ * of 16 us or more get exact start times. A task much longer than its neighbours in one run
+ * between reads is drawn as long as they are: the run's time is spread evenly.
+ *
+ * `start` and `spawn` are inlined into the scheduler's hottest paths, so they stay short: two
+ * word stores, one increment and one test, leaving the rare work (clock reads, publishing the
+ * slot count, steals, views that must grow) to methods of their own.
  */
 export class TraceWriter {
   private readonly views: Views;
-  private readonly buf: number;
+  /** The views' arrays and length when last refreshed (see `grow`). */
+  private u32: Uint32Array;
+  private f64: Float64Array;
+  private end: number;
+  /** Word index of slot 0; slots - 1. */
+  private readonly base: number;
   private readonly mask: number;
   private readonly posIdx: number;
-  private pos = 0;
-  private lastTime = traceClock();
-  private untimed = 0;
+  private readonly maxEvery: number;
+  /** The ring's base time (ms since the epoch). */
+  private readonly t0: number;
+  /** Slots written so far (less POS_WRAP now and then: see stamp). */
+  private pos: number;
+  private readonly slots: number;
+  private lastTime: number;
+  /** Read the clock when the slot count reaches a multiple of `every` (a power of two, adapted
+   *  by `readClock`); everyMask = every - 1. */
   private every = 1;
+  private everyMask = 0;
 
   constructor(views: Views, mAddr: number) {
+    const buf = views.u32[(mAddr + MR_TRACE_BUF) >>> 2];
+    const slots = views.u32[(mAddr + MR_TRACE_CAP) >>> 2] * SLOTS_PER_EVENT;
+    if (ringSlots(buf) + slots * SLOT > views.end) views.refresh();
     this.views = views;
-    this.buf = views.u32[(mAddr + MR_TRACE_BUF) >>> 2];
-    this.mask = views.u32[(mAddr + MR_TRACE_CAP) >>> 2] - 1;
+    this.u32 = views.u32;
+    this.f64 = views.f64;
+    this.end = views.end;
+    this.base = ringSlots(buf) >>> 2;
+    this.mask = slots - 1;
+    this.slots = slots;
     this.posIdx = (mAddr + MR_TRACE_POS) >>> 2;
-    if (this.buf + (this.mask + 1) * TRACE_EVENT > views.end) views.refresh();
+    this.maxEvery = Math.max(1, Math.min(CLOCK_EVERY_MAX, slots >>> 2));
+    this.pos = this.u32[this.posIdx];
+    this.lastTime = traceClock();
+    // A worker that replaces a crashed one continues its M's ring, and its base time.
+    if (this.pos === 0) this.f64[buf >>> 3] = this.lastTime;
+    this.t0 = this.f64[buf >>> 3];
+    this.stamp(this.lastTime); // the time the first untimed events start from
   }
 
-  /** An event at a clock time read by the caller. */
+  /** G g starts on P p (untimed). Reads g's task id from its G entry. */
+  start(g: number, p: number): void {
+    const a = this.u32[(GDIR >>> 2) + (g >>> G_CHUNK_SHIFT)] + (g & G_CHUNK_MASK) * G_SIZE + G_FN;
+    if (a >= this.end) this.grow();
+    const u = this.u32;
+    const w = this.base + ((this.pos & this.mask) << 1);
+    u[w] = EV_START | (g << 4);
+    u[w + 1] = (u[a >>> 2] & FN_MASK) | (p << 24);
+    if ((++this.pos & this.everyMask) === 0) this.readClock();
+  }
+
+  /** G g was spawned by G parent (untimed). */
+  spawn(g: number, parent: number): void {
+    const u = this.u32;
+    const w = this.base + ((this.pos & this.mask) << 1);
+    u[w] = EV_SPAWN | (g << 4);
+    u[w + 1] = parent;
+    if ((++this.pos & this.everyMask) === 0) this.readClock();
+  }
+
+  /** An event (kind 3 to 6) at a clock time read by the caller. */
   emit(time: number, kind: number, g: number, a: number, b: number): void {
-    this.write(time, kind, g, a, b);
-    // The untimed events before this one happened between the last read and `time`.
-    this.settleTimes(time, this.pos - 1, this.untimed + 1);
+    this.put(kind | (g << 4), a);
+    if (b !== 0) this.put(TAG_ARG, b);
+    this.stamp(time);
   }
 
-  /** An event whose time is interpolated (see the class comment). */
-  emitUntimed(kind: number, g: number, a: number, b: number): void {
-    this.write(0, kind, g, a, b);
-    if (++this.untimed >= this.every) this.settleTimes(traceClock(), this.pos, this.untimed);
+  /** The steal P p's findRunnable just made, from the words the core leaves in the thief's P
+   *  block (DESIGN.md "runqSteal"); pBase is P0's block. */
+  emitSteal(p: number, pBase: number): void {
+    const u = this.u32;
+    const pa = pBase + p * P_SIZE;
+    const victim = u[(pa + P_STEAL_VICTIM) >>> 2]; // the owner's own words
+    const n = u[(pa + P_STEAL_N) >>> 2];
+    const vm = victim === 0 ? 0 : Atomics.load(u, (pBase + (victim - 1) * P_SIZE + P_M) >>> 2);
+    this.emit(traceClock(), EV_STEAL, vm, (p << 16) | victim, n);
+  }
+
+  private put(w0: number, w1: number): void {
+    const w = this.base + ((this.pos & this.mask) << 1);
+    this.u32[w] = w0;
+    this.u32[w + 1] = w1;
+    this.pos++;
+  }
+
+  /** The slot count reached a multiple of `every`: reads the clock, adapts `every` and writes
+   *  the time slot. */
+  private readClock(): void {
+    const now = traceClock();
+    const us = (now - this.lastTime) * 1000;
+    if (us < FINE_US) { if (this.every < this.maxEvery) this.every <<= 1; }
+    else if (us > COARSE_US) this.every = this.every > 4 ? this.every >> 2 : 1; // a GC pause does not undo it all
+    this.everyMask = this.every - 1;
+    this.stamp(now);
   }
 
   /**
-   * Gives the `untimed` events just before position `end` times spread evenly over
-   * (lastTime, now]: event k of them (1-based) gets lastTime + k * (now - lastTime) / parts.
+   * Writes a time slot dating the event slot before it, and publishes the slot count (only
+   * here, once per run of events: a reader sees the events up to the last time slot, all of them
+   * once the work is done since every M writes one when it parks). The store releases the slots
+   * to the reader's Atomics.load.
    */
-  private settleTimes(now: number, end: number, parts: number): void {
-    const n = this.untimed;
-    const perEventUs = ((now - this.lastTime) * 1000) / parts;
-    if (perEventUs < FINE_US) { if (this.every < CLOCK_EVERY_MAX) this.every <<= 1; }
-    else if (perEventUs > COARSE_US) this.every = this.every > 4 ? this.every >> 2 : 1; // a GC pause does not undo it all
-    if (n !== 0) {
-      const f64 = this.views.f64;
-      const step = (now - this.lastTime) / parts;
-      for (let k = 1; k <= n; k++) {
-        const e = this.buf + ((end - n - 1 + k) & this.mask) * TRACE_EVENT;
-        f64[e >>> 3] = this.lastTime + step * k;
-      }
-      this.untimed = 0;
-    }
+  private stamp(now: number): void {
+    const ns = Math.max(0, Math.round((now - this.t0) * 1e6));
+    const hi = Math.floor(ns / TWO_32);
+    this.put(TAG_TIME | (hi << 4), ns - hi * TWO_32);
+    // Keep the count a small integer for the JIT: dropping a multiple of the ring's size moves
+    // no slot, and the count stays at least a full ring, so a reader still reads the whole ring.
+    if (this.pos >= POS_WRAP + this.slots) this.pos -= POS_WRAP;
+    Atomics.store(this.u32, this.posIdx, this.pos);
     this.lastTime = now;
   }
 
-  private write(time: number, kind: number, g: number, a: number, b: number): void {
-    const v = this.views;
-    const e = this.buf + (this.pos & this.mask) * TRACE_EVENT;
-    v.f64[e >>> 3] = time;
-    const w = e >>> 2;
-    v.u32[w + 2] = kind;
-    v.u32[w + 3] = g;
-    v.u32[w + 4] = a;
-    v.u32[w + 5] = b;
-    // Plain store: a reader (exportTrace, normally after the work) may see a count a few events
-    // stale, never a torn one; the event words were written before it.
-    v.u32[this.posIdx] = ++this.pos;
+  /** The G table grew past the views: refresh them (the ring and the P blocks stay put). */
+  private grow(): void {
+    this.views.refresh();
+    this.u32 = this.views.u32;
+    this.f64 = this.views.f64;
+    this.end = this.views.end;
   }
 }
 
-/** Allocates a ring of `cap` events (a power of two) for each of `nms` Ms. Main thread, at start. */
+/** Allocates a ring for at least `cap` events (a power of two) for each of `nms` Ms. Main
+ *  thread, at start. */
 export function allocTraceRings(views: Views, heap: { heapAlloc(n: number): number }, nms: number, cap: number): void {
   const mbase = views.u32[(HEADER + H_MBASE) >>> 2];
   for (let m = 1; m < nms; m++) {
-    const buf = heap.heapAlloc(cap * TRACE_EVENT);
+    const buf = heap.heapAlloc(cap * SLOTS_PER_EVENT * SLOT + 3 * LINE); // the base time, alignment, padding
     if (buf === 0) throw new RangeError(`trace: no shared memory for ${cap} events per thread`);
     views.refresh();
     const b = mbase + m * M_SIZE;
@@ -124,6 +232,59 @@ export function allocTraceRings(views: Views, heap: { heapAlloc(n: number): numb
     views.u32[(b + MR_TRACE_CAP) >>> 2] = cap;
     views.u32[(b + MR_TRACE_POS) >>> 2] = 0;
   }
+}
+
+interface TraceEvent { t: number; kind: number; g: number; a: number; b: number }
+
+/** One M's ring as events in order, each with its time (read or interpolated). */
+function readRing(views: Views, mAddr: number): TraceEvent[] {
+  const buf = views.u32[(mAddr + MR_TRACE_BUF) >>> 2];
+  const slots = views.u32[(mAddr + MR_TRACE_CAP) >>> 2] * SLOTS_PER_EVENT;
+  const pos = Atomics.load(views.u32, (mAddr + MR_TRACE_POS) >>> 2);
+  const list: TraceEvent[] = [];
+  if (buf === 0) return list;
+  const u32 = views.u32;
+  const t0 = views.f64[buf >>> 3];
+  const base = ringSlots(buf) >>> 2;
+  // Time slots: the index in `list` of the event each dates (-1: before the first), and the time.
+  const at: number[] = [];
+  const times: number[] = [];
+  for (let i = Math.max(0, pos - slots); i < pos; i++) {
+    const w = base + ((i & (slots - 1)) << 1);
+    const w0 = u32[w];
+    const w1 = u32[w + 1];
+    const tag = w0 & 15;
+    if (tag === TAG_TIME) {
+      at.push(list.length - 1);
+      times.push(t0 + ((w0 >>> 4) * TWO_32 + w1) / 1e6);
+    } else if (tag === TAG_ARG) {
+      if (list.length !== 0) list[list.length - 1].b = w1;
+    } else if (tag === EV_START) {
+      list.push({ t: NaN, kind: tag, g: w0 >>> 4, a: w1 >>> 24, b: w1 & FN_MASK });
+    } else {
+      list.push({ t: NaN, kind: tag, g: w0 >>> 4, a: w1, b: 0 });
+    }
+  }
+  // Events between two time slots share the interval evenly: with the slots dating events i0
+  // and i1 at times ta and tb, event i0 + k gets ta + k * (tb - ta) / (i1 - i0).
+  let prevAt = -1;
+  let prevT = NaN;
+  for (let j = 0; j < at.length; j++) {
+    const i1 = at[j];
+    const t1 = times[j];
+    if (Number.isNaN(prevT)) {
+      for (let i = 0; i <= i1; i++) list[i].t = t1; // the ring wrapped: the oldest get the first time
+    } else {
+      const step = (t1 - prevT) / (i1 - prevAt);
+      for (let i = prevAt + 1; i <= i1; i++) list[i].t = prevT + step * (i - prevAt);
+    }
+    prevAt = i1;
+    prevT = t1;
+  }
+  // The count is published with a time slot, so none should follow the last one; if some do,
+  // they get its time.
+  for (let i = prevAt + 1; i < list.length; i++) list[i].t = prevT;
+  return list;
 }
 
 interface ChromeEvent {
@@ -137,27 +298,18 @@ export function exportTrace(views: Views, nms: number, taskNames: readonly strin
   const mbase = views.u32[(HEADER + H_MBASE) >>> 2];
   const events: ChromeEvent[] = [];
   let t0 = Infinity;
-  const perM: Array<Array<{ t: number; kind: number; g: number; a: number; b: number }>> = [];
+  const perM: TraceEvent[][] = [];
   for (let m = 1; m < nms; m++) {
-    const b = mbase + m * M_SIZE;
-    const buf = views.u32[(b + MR_TRACE_BUF) >>> 2];
-    const cap = views.u32[(b + MR_TRACE_CAP) >>> 2];
-    const pos = Atomics.load(views.u32, (b + MR_TRACE_POS) >>> 2);
-    const list: Array<{ t: number; kind: number; g: number; a: number; b: number }> = [];
-    if (buf !== 0) {
-      for (let i = Math.max(0, pos - cap); i < pos; i++) {
-        const e = buf + (i & (cap - 1)) * TRACE_EVENT;
-        const w = e >>> 2;
-        const ev = { t: views.f64[e >>> 3], kind: views.u32[w + 2], g: views.u32[w + 3], a: views.u32[w + 4], b: views.u32[w + 5] };
-        // The newest events may still wait for their interpolated time: give them the last one.
-        if (ev.t === 0 && list.length !== 0) ev.t = list[list.length - 1].t;
-        list.push(ev);
-        if (ev.t !== 0 && ev.t < t0) t0 = ev.t;
-      }
-    }
+    const list = readRing(views, mbase + m * M_SIZE);
+    if (list.length !== 0 && list[0].t < t0) t0 = list[0].t; // each ring's times only grow (NaN: none)
     perM.push(list);
   }
   if (t0 === Infinity) t0 = 0;
+  for (const list of perM) {
+    // Every ring a writer has filled holds time slots (see maxEvery); should one hold none, its
+    // events get the earliest time.
+    if (list.length !== 0 && Number.isNaN(list[0].t)) for (const ev of list) ev.t = t0;
+  }
   const us = (t: number): number => Math.round((t - t0) * 1000 * 1000) / 1000;
   events.push({ name: 'process_name', ph: 'M', ts: 0, pid: 1, tid: 0, args: { name: 'stealwork' } });
   let flowId = 1;
