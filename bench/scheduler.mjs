@@ -40,11 +40,11 @@ export function sizes(quick) {
   return quick
     ? {
       fibc: 21, fibcut: [29, 17], tiny: 10_000, skewed: 200, burst: { holds: 16, holdMs: 10, bursts: 4, per: 25, gapMs: 5 },
-      uts: { seed: 1, b0: 200, rounds: 128 }, wake: { samples: 15, gapMs: 10 },
+      uts: { seed: 1, b0: 200, rounds: 128, chunk: 32 }, wake: { samples: 15, gapMs: 10 },
     }
     : {
       fibc: 27, fibcut: [35, 20], tiny: 200_000, skewed: 2000, burst: { holds: 16, holdMs: 50, bursts: 10, per: 100, gapMs: 10 },
-      uts: { seed: 7, b0: 2000, rounds: 128 }, wake: { samples: 100, gapMs: 20 },
+      uts: { seed: 7, b0: 2000, rounds: 128, chunk: 32 }, wake: { samples: 100, gapMs: 20 },
     };
 }
 
@@ -81,6 +81,7 @@ export async function warmUp(sched, itersPerMs) {
   await sched.run('skewfork', iters);
   await Promise.all(iters.map((k) => sched.run('burn', k)));
   await sched.run('utsRoot', 3, 40, Math.floor(UTS_Q * 2 ** 32), 128);
+  await sched.run('utsChunkRoot', 3, 40, Math.floor(UTS_Q * 2 ** 32), 128, 32);
   await Promise.all([sched.run('hold', 1), sched.run('hold', 1)]);
   for (let i = 0; i < 5; i++) await sched.run('stamp');
 }
@@ -214,27 +215,34 @@ export async function runScheduler(opts) {
       const U = S.uts;
       const qThr = Math.floor(UTS_Q * 2 ** 32);
       const tree = T.utsSeq(null, U.seed, U.b0, qThr, U.rounds);
-      const out = await interleave(['main thread', ...backends], reps, async (v) => {
+      // Each backend twice: a task per node, and the reference implementation's chunking.
+      const variants = ['main thread', ...backends.flatMap((b) => [b, `${b} chunk ${U.chunk}`])];
+      const out = await interleave(variants, reps, async (v) => {
         if (v === 'main thread') {
           const t0 = now();
           const r = T.utsSeq(null, U.seed, U.b0, qThr, U.rounds);
           return { ms: now() - t0, n: r.nodes };
         }
-        const s = scheds.get(v);
+        const chunked = v.includes(' chunk ');
+        const s = scheds.get(v.split(' ')[0]);
         const t0 = now();
-        const { v: n, d } = await withStats(s, () => s.run('utsRoot', U.seed, U.b0, qThr, U.rounds));
+        const { v: n, d } = await withStats(s, () => (chunked
+          ? s.run('utsChunkRoot', U.seed, U.b0, qThr, U.rounds, U.chunk)
+          : s.run('utsRoot', U.seed, U.b0, qThr, U.rounds)));
         return { ms: now() - t0, n, d };
       });
       const g = `UTS: binomial, b0 ${U.b0}, m 8, q ${UTS_Q.toFixed(5)}: ${tree.nodes.toLocaleString('en-US')} nodes, depth ${tree.maxDepth}`;
       const seqMs = median(out.get('main thread').map((x) => x.ms));
-      for (const v of ['main thread', ...backends]) {
+      for (const v of variants) {
         const xs = out.get(v);
         for (const x of xs) check(x.n === tree.nodes, `UTS ${v} counted ${x.n} nodes, expected ${tree.nodes}`);
         res.add({ group: g, variant: v, metric: 'nodes/s', unit: 'M', chart: v !== 'main thread', values: xs.map((x) => x.n / x.ms / 1000), detail: v === 'main thread' ? undefined : xs.map((x) => x.d) });
       }
-      for (const b of backends) res.add({ group: g, variant: b, metric: 'speed-up vs one thread', values: out.get(b).map((x) => seqMs / x.ms) });
+      for (const v of variants.slice(1)) res.add({ group: g, variant: v, metric: 'speed-up vs one thread', values: out.get(v).map((x) => seqMs / x.ms) });
       res.note(`UTS: ${U.rounds} mixing rounds per node (${((seqMs * 1000) / tree.nodes).toFixed(2)} us per node on the main thread); ` +
-        'the root\'s children are spread by binary splitting; every other node is one task, its children joined by continuation');
+        'the root\'s children are spread by binary splitting; without a chunk every other node is one task, its children joined ' +
+        `by continuation; 'chunk ${U.chunk}' is UTS's chunked form: a task explores up to ${U.chunk} nodes depth-first from its own stack, ` +
+        'then spawns what is left on it as tasks');
       res.extra.uts = { ...U, q: UTS_Q, nodes: tree.nodes, maxDepth: tree.maxDepth };
     });
 

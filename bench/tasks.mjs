@@ -132,6 +132,42 @@ export function utsRoot(ctx, seed, b0, qThr, rounds) {
   return ctx.join('plus1', ctx.spawn('utsRange', h, 0, b0, qThr, rounds));
 }
 
+/**
+ * UTS with a chunk size, as the UTS reference implementation's work-stealing versions run it:
+ * a task explores up to `chunk` nodes depth-first from its own stack, then spawns what is left
+ * on the stack as tasks (each one subtree) and joins their counts with its own.
+ */
+export function utsChunk(ctx, state, qThr, rounds, chunk) {
+  const stack = [state];
+  let nodes = 0;
+  while (stack.length !== 0 && nodes < chunk) {
+    const h = utsHash(stack.pop(), rounds);
+    nodes++;
+    if (h < qThr) for (let i = 0; i < UTS_M; i++) stack.push(utsChild(h, i));
+  }
+  if (stack.length === 0) return nodes;
+  const kids = new Array(stack.length + 1);
+  kids[0] = ctx.spawn('value', nodes);
+  for (let i = 0; i < stack.length; i++) kids[i + 1] = ctx.spawn('utsChunk', stack[i], qThr, rounds, chunk);
+  return ctx.join('sum', ...kids);
+}
+
+export function value(ctx, x) {
+  return x;
+}
+
+/** The chunked tree: the root's children spread by binary splitting, each a utsChunk. */
+export function utsChunkRange(ctx, h, lo, hi, qThr, rounds, chunk) {
+  if (hi - lo === 1) return utsChunk(ctx, utsChild(h, lo), qThr, rounds, chunk);
+  const mid = (lo + hi) >>> 1;
+  return ctx.join('sum', ctx.spawn('utsChunkRange', h, lo, mid, qThr, rounds, chunk), ctx.spawn('utsChunkRange', h, mid, hi, qThr, rounds, chunk));
+}
+
+export function utsChunkRoot(ctx, seed, b0, qThr, rounds, chunk) {
+  const h = utsHash(seed, rounds);
+  return ctx.join('plus1', ctx.spawn('utsChunkRange', h, 0, b0, qThr, rounds, chunk));
+}
+
 /** The same tree walked on one thread (explicit stack): its node count and deepest level. */
 export function utsSeq(ctx, seed, b0, qThr, rounds) {
   const h = utsHash(seed, rounds);
