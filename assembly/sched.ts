@@ -37,12 +37,14 @@ function becomeSpinning(pp: usize, mp: usize): void {
 
 /**
  * M mp stops spinning because it found work (Go's resetspinning): the last spinner to find
- * work starts the next one. M mp only.
+ * work starts the next one, if there is more work in sight (Go wakes one regardless; a task that
+ * arrives later wakes one itself, since nmspinning is 0 from here: DESIGN.md "Spin, then park").
+ * M mp only.
  */
 function resetSpinning(mp: usize): void {
   atomic.store<u32>(mp, 0, M_SPINNING); // pairs with the spinning loads in stopM/findRunnable
   atomic.sub<i32>(S_NMSPINNING, 1); // StoreLoad: pairs with the nmspinning load/CAS in wakep
-  wakep();
+  if (workAnywhere()) wakep();
 }
 
 /**

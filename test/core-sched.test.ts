@@ -80,8 +80,8 @@ describe.each(BACKENDS)('start-up, wakep, acquireP (%s)', (backend) => {
   it('wakep with no idle P leaves needspinning set and nmspinning 0', async () => {
     const h = await freshCore(backend, { nprocs: 1, maxMs: 3 });
     const { core, mem } = h;
-    startPs(h, 1); // its resetSpinning's wakep found no idle P
-    expect(mem.needspinning).toBe(1);
+    startPs(h, 1); // its resetSpinning saw no more work: no wakep
+    expect(mem.needspinning).toBe(0);
     expect(mem.nmspinning).toBe(0);
     expect(wokenMs(h)).toEqual([]);
     core.wakep();
@@ -359,16 +359,19 @@ describe.each(BACKENDS)('stopM (%s)', (backend) => {
     expect(core.acquireP(a.m)).toBe(p2);
     const g = core.findRunnable(p2, a.m);
     expect(g).not.toBe(0);
-    expect(mem.nmspinning).toBe(1); // resetSpinning woke the next spinner (an idle P remains)
+    // resetSpinning: that was the only G in sight, so nobody else is woken (a later G wakes one).
+    expect(mem.nmspinning).toBe(0);
+    expect(wokenMs(h)).toEqual([]);
   });
 
-  it('global work at stopM step 1: a G comes back, the P is kept, the next spinner woken', async () => {
+  it('global work at stopM step 1: a G comes back, the P is kept, the next spinner woken for the rest', async () => {
     const h = await freshCore(backend, { nprocs: 3, maxMs: 4 });
     const { core, mem } = h;
     const [a] = startPs(h, 2);
     expect(core.findRunnable(a.p, a.m)).toBe(0); // spinning
-    const [y] = takeGs(h, 1);
+    const [y, z] = takeGs(h, 2);
     core.ready(-1, y, 0); // nmspinning 1: no wakep
+    core.ready(-1, z, 0);
     expect(wokenMs(h)).toEqual([]);
     const executed = mem.pc(a.p, L.PC_EXECUTED);
     expect(core.stopM(a.p, a.m)).toBe(y);
@@ -377,7 +380,25 @@ describe.each(BACKENDS)('stopM (%s)', (backend) => {
     expect(mem.p(a.p, L.P_M)).toBe(a.m + 1);
     expect(mem.pc(a.p, L.PC_EXECUTED)).toBe(executed + 1);
     expect(mem.m(a.m, L.M_SPINNING)).toBe(0);
-    expect(wokenMs(h).length).toBe(1); // resetSpinning's wakep
+    expect(wokenMs(h).length).toBe(1); // resetSpinning's wakep: z is in sight
+    expect(mem.nmspinning).toBe(1);
+  });
+
+  it('global work at stopM step 1, the only G in sight: the P is kept and nobody is woken', async () => {
+    const h = await freshCore(backend, { nprocs: 3, maxMs: 4 });
+    const { core, mem } = h;
+    const [a] = startPs(h, 2);
+    expect(core.findRunnable(a.p, a.m)).toBe(0); // spinning
+    const [y] = takeGs(h, 1);
+    core.ready(-1, y, 0); // nmspinning 1: no wakep
+    expect(core.stopM(a.p, a.m)).toBe(y);
+    expect(mem.p(a.p, L.P_M)).toBe(a.m + 1);
+    expect(wokenMs(h)).toEqual([]);
+    expect(mem.nmspinning).toBe(0);
+    // The delicate dance from the other side: a G readied now sees nmspinning 0 and wakes one.
+    const [w] = takeGs(h, 1);
+    core.ready(-1, w, 0);
+    expect(wokenMs(h).length).toBe(1);
     expect(mem.nmspinning).toBe(1);
   });
 

@@ -109,10 +109,11 @@ function execute(m: Mem, p: number, mi: number, g: number, newSlice: boolean): n
   m.f64[pCounters(p) + EXECUTED] += 1; // plain: owner counter
   const mw = mWord(m, mi);
   if (Atomics.load(i32, mw + SPINNING) !== 0) { // pairs with the spinning stores in wakep/stopM
-    // resetSpinning: the last spinner to find work starts the next one.
+    // resetSpinning: the last spinner to find work starts the next one, if more work is in
+    // sight (a task that arrives later wakes one itself: nmspinning is 0 from here).
     Atomics.store(i32, mw + SPINNING, 0); // this M's own flag
     Atomics.sub(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
-    wakep(m);
+    if (workVisible(m)) wakep(m);
   }
   return g;
 }
