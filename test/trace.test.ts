@@ -30,7 +30,7 @@ describe.each(['wasm', 'js'] as const)('trace (%s backend)', (backend) => {
       expect(Number.isFinite(e.ts)).toBe(true);
       if (e.ph === 'X') expect(e.dur).toBeGreaterThanOrEqual(0);
     }
-    const tasksRun = ev.filter((e) => e.cat === 'task').length;
+    const tasksRun = ev.filter((e) => e.cat === 'task' && e.ph === 'X').length;
     const st = s.stats();
     expect(tasksRun).toBe(st.totals.executed);
     const steals = ev.filter((e) => e.name === 'steal' && e.ph === 'i');
@@ -48,9 +48,35 @@ describe.each(['wasm', 'js'] as const)('trace (%s backend)', (backend) => {
     const starts = new Set(ev.filter((e) => e.ph === 's').map((e) => e.id));
     const ends = new Set(ev.filter((e) => e.ph === 'f').map((e) => e.id));
     expect(starts).toEqual(ends);
+    expect(starts.size, 'steal arrows').toBeGreaterThan(0);
+    // Each end sits exactly on a task slice of its thread (same ts and cat): how Perfetto and the
+    // DevTools Performance panel bind a flow to a slice.
+    const sliceAt = new Set(ev.filter((e) => e.ph === 'X' && e.cat === 'task').map((e) => `${e.tid}@${e.ts}`));
+    for (const e of ev.filter((x) => x.ph === 's' || x.ph === 'f')) {
+      expect(e.cat).toBe('task');
+      expect(sliceAt.has(`${e.tid}@${e.ts}`), `flow ${e.ph} ${e.id} on M${e.tid} at ${e.ts}`).toBe(true);
+    }
     // Tasks stolen == sum of the steal counts.
     expect(steals.reduce((a, e) => a + e.args.count, 0)).toBe(st.totals.stolen);
     expectOrdered(ev);
+  });
+
+  it('records ring overflows on the spawner\'s track and the monitor\'s loans on track 0', async () => {
+    const fixtures = new URL('./fixtures/tasks.mjs', import.meta.url);
+    const s = await Scheduler.start({ tasks: fixtures, procs: 1, backend, trace: true });
+    const n = 600; // more than a ring: spawning them overflows it
+    const sab = new SharedArrayBuffer(4 * (n + 1));
+    expect(await s.run('blockBehind', sab, n, 2000)).toBe(n); // a spare P ran them
+    await s.close();
+    const ev = s.trace().traceEvents as Array<Record<string, any>>;
+    const overflows = ev.filter((e) => e.name === 'overflow');
+    expect(overflows.length).toBe(s.stats().totals.overflows);
+    expect(overflows.length).toBeGreaterThan(0);
+    const loans = ev.filter((e) => e.name === 'handoff');
+    expect(loans.length).toBe(s.stats().sched.handoffs);
+    expect(loans.length).toBeGreaterThan(0);
+    for (const e of loans) expect(e.tid).toBe(0);
+    expect(ev.some((e) => e.ph === 'M' && e.tid === 0 && e.args?.name === 'monitor (main thread)')).toBe(true);
   });
 
   it('gives tasks of 2 ms their own clock reads', async () => {
@@ -120,7 +146,7 @@ describe('trace ring format', () => {
     const park = ev.find((e) => e.name === 'parked')!;
     expect(park.ts).toBe(0);
     expect(park.dur).toBeCloseTo(us(t1), 2);
-    const start = ev.find((e) => e.cat === 'task')!;
+    const start = ev.find((e) => e.cat === 'task' && e.ph === 'X')!;
     expect(start.name).toBe('b');
     expect(start.args).toEqual({ g: 5, P: 0 });
     const spawns = ev.filter((e) => e.name === 'spawn');

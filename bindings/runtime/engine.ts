@@ -16,7 +16,7 @@ import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
 import { now, platformProblem, startThread, type ThreadHandle } from './platform.js';
 import { schedtraceLines } from './schedtrace.js';
-import { allocTraceRings, exportTrace, traceClock } from './trace.js';
+import { allocTraceRings, exportTrace, traceClock, type MonitorEvent } from './trace.js';
 import { allocHistograms, LATENCY_SAMPLE } from './latency.js';
 import { readStats, type SchedulerStats } from './stats.js';
 import { Task, type TaskOwner } from './task.js';
@@ -84,6 +84,8 @@ export class Engine implements TaskOwner {
   private module: WebAssembly.Module | null = null;
   /** Threads started to replace crashed ones. */
   restarts = 0;
+  /** What the monitor did, for the event trace (kept only when tracing). */
+  private readonly monitorLog: MonitorEvent[] = [];
   private readonly stopTimers: Array<() => void> = [];
   /** Value blocks the scheduler keeps for itself (histograms, trace rings, cancellation flags). */
   private reservedBlocks = 0;
@@ -133,7 +135,10 @@ export class Engine implements TaskOwner {
     core.init(nprocs, nms, opts.initialTasks, opts.maxTasks, flags, threshold, opts.seed);
     for (let p = opts.procs; p < nprocs; p++) core.pReserve(p);
     const e = new Engine(opts, memory, core);
-    if (opts.trace) allocTraceRings(e.views, core, nms, opts.traceEvents);
+    if (opts.trace) {
+      allocTraceRings(e.views, core, nms, opts.traceEvents);
+      e.sysmon.onEvent = (name, p) => { e.monitorLog.push({ t: traceClock(), name, args: { P: p } }); };
+    }
     allocHistograms(e.views, core, nms);
     e.reservedBlocks = (nms - 1) * (opts.trace ? 2 : 1);
     try {
@@ -217,8 +222,9 @@ export class Engine implements TaskOwner {
     const err = new WorkerCrashedError(`worker M${i} ${reason}; the task running there failed, and a new thread took over its queue`,
       cause !== undefined ? { cause } : undefined);
     const c = casualties(this.gs, i);
-    failCasualties(this.gs, this.core, i, c, err, this.names);
+    const failed = failCasualties(this.gs, this.core, i, c, err, this.names);
     this.restarts++;
+    if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'restart', args: { M: i, P: c.p, failed } });
     try {
       await this.startM(i, { resumeP: c.p });
     } catch (e) {
@@ -465,7 +471,7 @@ export class Engine implements TaskOwner {
 
   /** The event trace as Chrome Trace Event JSON (empty unless started with trace: true). */
   trace(): ReturnType<typeof exportTrace> {
-    return exportTrace(this.views, this.nms, this.names);
+    return exportTrace(this.views, this.nms, this.names, this.monitorLog);
   }
 
   stats(): SchedulerStats {

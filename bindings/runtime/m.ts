@@ -11,7 +11,7 @@ import {
   P_SIZE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE,
   JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK, M_INBOX, M_PARK, M_SIZE, MR_ASYNC,
   MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
-  SCHEDLINK_PINNED, PRIO_MASK,
+  SCHEDLINK_PINNED, PRIO_MASK, PC_OVERFLOWS,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
 import { TaskContext, cancelReason, type ContextHost } from './context.js';
@@ -22,7 +22,7 @@ import { GSlots } from './gslots.js';
 import { macrotask, now } from './platform.js';
 import { JoinRequest, Task, type TaskOwner } from './task.js';
 import { pushInbox } from './inbox.js';
-import { EV_PARK, EV_SETTLE, EV_UNPARK, TraceWriter, traceClock } from './trace.js';
+import { EV_OVERFLOW, EV_PARK, EV_SETTLE, EV_UNPARK, TraceWriter, traceClock } from './trace.js';
 import type { Views } from './values.js';
 
 type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
@@ -526,7 +526,15 @@ export class M implements TaskOwner, ContextHost {
     else if (ctx.children === null) ctx.children = [t];
     else ctx.children.push(t);
     this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
-    core.ready(this.p, g, 1);
+    if (this.trace === null) {
+      core.ready(this.p, g, 1);
+    } else {
+      // An overflow shows as the P's counter moving across the put (the owner's own counter).
+      const oi = this.p >= 0 ? (this.pBase + this.p * P_SIZE + P_COUNTERS + PC_OVERFLOWS) >>> 3 : -1;
+      const before = oi >= 0 ? this.views.f64[oi] : 0;
+      core.ready(this.p, g, 1);
+      if (oi >= 0 && this.views.f64[oi] !== before) this.trace.emit(traceClock(), EV_OVERFLOW, g, this.p, 0);
+    }
     return t;
   }
 

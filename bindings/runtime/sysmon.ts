@@ -29,6 +29,9 @@ export class Sysmon {
   out = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
 
+  /** Told of every loan and return (the event trace's monitor track), when set. */
+  onEvent: ((name: 'handoff' | 'retire', p: number) => void) | null = null;
+
   constructor(private readonly views: Views, private readonly core: Core, private readonly nprocs: number,
     private readonly spares: number, private readonly afterMs: number, private readonly clock: () => number) {
     this.tick = new Uint32Array(nprocs);
@@ -79,12 +82,14 @@ export class Sysmon {
     const want = Math.min(stuck, this.spares);
     const idle = Atomics.load(i32, S_NPIDLE >>> 2); // pairs with the npidle RMWs
     if (this.out > want && idle > 0) {
-      if (this.core.pRetire() >= 0) { this.out--; return 'retired'; }
+      const p = this.core.pRetire();
+      if (p >= 0) { this.out--; this.onEvent?.('retire', p); return 'retired'; }
       return null;
     }
     if (this.out < want && queued && idle === 0 && Atomics.load(i32, S_NMSPINNING >>> 2) === 0 && // pairs with the nmspinning RMWs
       Atomics.load(i32, S_RT_NPRESERVE >>> 2) > 0) { // pairs with the reserve's stores under sched.lock
-      if (this.core.handoff() >= 0) { this.out++; return 'lent'; }
+      const p = this.core.handoff();
+      if (p >= 0) { this.out++; this.onEvent?.('handoff', p); return 'lent'; }
     }
     return null;
   }

@@ -21,8 +21,9 @@
 // two, a steal three (and a start follows each steal).
 //
 // Task starts and spawns carry no time: the export spreads each run of them evenly between the
-// time slots around it (see TraceWriter). A task's slice ends where the next event on its track
-// begins.
+// time slots around it (see TraceWriter). A task's slice ends at its M's next start, steal or
+// park (spawns, overflows and settles happen inside it). The main thread's monitor keeps its own
+// list (lent and retired spare Ps, replaced threads), exported as track 0.
 //
 // MR_TRACE_POS counts the slots written; the writer publishes it with each time slot, so a
 // reader sees the events up to the last clock read (all of them once the work is done: every M
@@ -44,8 +45,12 @@ export const EV_STEAL = 3; // this M's P took b Gs from P a-1's ring (g = victim
 export const EV_PARK = 4; // this M dropped its P (a = P) and went to sleep
 export const EV_UNPARK = 5; // this M woke holding P a
 export const EV_SETTLE = 6; // async g settled on this M (a = 1 ok, 0 failed)
+export const EV_OVERFLOW = 7; // spawning g overflowed P a's ring: half of it went to the global queue
 
-const EVENT_NAMES = ['', 'start', 'spawn', 'steal', 'park', 'unpark', 'settle'];
+const EVENT_NAMES = ['', 'start', 'spawn', 'steal', 'park', 'unpark', 'settle', 'overflow'];
+
+/** An event the main thread's monitor records (DESIGN.md "sysmon and handoff"). */
+export interface MonitorEvent { t: number; name: 'handoff' | 'retire' | 'restart'; args: Record<string, number> }
 
 const TAG_ARG = 14;
 const TAG_TIME = 15;
@@ -157,7 +162,7 @@ export class TraceWriter {
     if ((++this.pos & this.everyMask) === 0) this.readClock();
   }
 
-  /** An event (kind 3 to 6) at a clock time read by the caller. */
+  /** An event (kind 3 to 7) at a clock time read by the caller. */
   emit(time: number, kind: number, g: number, a: number, b: number): void {
     this.put(kind | (g << 4), a);
     if (b !== 0) this.put(TAG_ARG, b);
@@ -293,7 +298,7 @@ interface ChromeEvent {
 }
 
 /** Reads every M's ring into Chrome Trace Event JSON. Any thread (the main thread in practice). */
-export function exportTrace(views: Views, nms: number, taskNames: readonly string[]): { traceEvents: ChromeEvent[]; displayTimeUnit: string } {
+export function exportTrace(views: Views, nms: number, taskNames: readonly string[], monitor: readonly MonitorEvent[] = []): { traceEvents: ChromeEvent[]; displayTimeUnit: string } {
   views.refresh();
   const mbase = views.u32[(HEADER + H_MBASE) >>> 2];
   const events: ChromeEvent[] = [];
@@ -304,7 +309,7 @@ export function exportTrace(views: Views, nms: number, taskNames: readonly strin
     if (list.length !== 0 && list[0].t < t0) t0 = list[0].t; // each ring's times only grow (NaN: none)
     perM.push(list);
   }
-  if (t0 === Infinity) t0 = 0;
+  if (t0 === Infinity) t0 = monitor.length !== 0 ? monitor[0].t : 0;
   for (const list of perM) {
     // Every ring a writer has filled holds time slots (see maxEvery); should one hold none, its
     // events get the earliest time.
@@ -312,35 +317,81 @@ export function exportTrace(views: Views, nms: number, taskNames: readonly strin
   }
   const us = (t: number): number => Math.round((t - t0) * 1000 * 1000) / 1000;
   events.push({ name: 'process_name', ph: 'M', ts: 0, pid: 1, tid: 0, args: { name: 'stealwork' } });
+  if (monitor.length !== 0) {
+    events.push({ name: 'thread_name', ph: 'M', ts: 0, pid: 1, tid: 0, args: { name: 'monitor (main thread)' } });
+    for (const e of monitor) events.push({ name: e.name, cat: 'monitor', ph: 'i', s: 't', ts: Math.max(0, us(e.t)), pid: 1, tid: 0, args: e.args });
+  }
+  // Task slices first: a task runs from its start to the M's next scheduling event (the next
+  // start, steal or park); spawns and settles happen inside it and do not end it.
+  const slices: Array<Array<{ ts: number; dur: number; i: number }>> = perM.map((list) => {
+    const out: Array<{ ts: number; dur: number; i: number }> = [];
+    let open = -1;
+    for (let i = 0; i <= list.length; i++) {
+      const ev = i < list.length ? list[i] : null;
+      const ends = ev === null || ev.kind === EV_START || ev.kind === EV_STEAL || ev.kind === EV_PARK;
+      if (ends && open >= 0) {
+        const a = us(list[open].t);
+        const b = ev === null ? a : us(ev.t);
+        out.push({ ts: a, dur: Math.max(0, Math.round((b - a) * 1000) / 1000), i: open });
+        open = -1;
+      }
+      if (ev !== null && ev.kind === EV_START) open = i;
+    }
+    return out;
+  });
+  /** The slice of M mi (0-based) running at time ts: the last one started at or before it. */
+  const sliceAt = (mi: number, ts: number): { ts: number; dur: number; i: number } | null => {
+    const xs = slices[mi];
+    let lo = 0;
+    let hi = xs.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (xs[mid].ts <= ts) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return found < 0 ? null : xs[found];
+  };
   let flowId = 1;
   for (let mi = 0; mi < perM.length; mi++) {
     const tid = mi + 1;
     events.push({ name: 'thread_name', ph: 'M', ts: 0, pid: 1, tid, args: { name: `M${tid}` } });
     const list = perM[mi];
+    for (const sl of slices[mi]) {
+      const ev = list[sl.i];
+      events.push({ name: taskNames[ev.b] ?? `task ${ev.b}`, cat: 'task', ph: 'X', ts: sl.ts, dur: sl.dur, pid: 1, tid, args: { g: ev.g, P: ev.a } });
+    }
     for (let i = 0; i < list.length; i++) {
       const ev = list[i];
       const next = i + 1 < list.length ? list[i + 1].t : ev.t;
       switch (ev.kind) {
         case EV_START:
-          events.push({ name: taskNames[ev.b] ?? `task ${ev.b}`, cat: 'task', ph: 'X', ts: us(ev.t), dur: Math.max(0, us(next) - us(ev.t)), pid: 1, tid, args: { g: ev.g, P: ev.a } });
-          break;
+          break; // the slices above
         case EV_STEAL: {
           const victimM = ev.g - 1;
-          const id = flowId++;
           events.push({ name: 'steal', cat: 'steal', ph: 'i', s: 't', ts: us(ev.t), pid: 1, tid, args: { thiefP: ev.a >>> 16, victimP: (ev.a & 0xffff) - 1, count: ev.b, victimM } });
-          if (victimM > 0) {
-            events.push({ name: 'steal', cat: 'steal', ph: 's', id, ts: us(ev.t) - 0.001, pid: 1, tid: victimM });
-            events.push({ name: 'steal', cat: 'steal', ph: 'f', bp: 'e', id, ts: us(ev.t), pid: 1, tid });
+          // The flow arrow goes from the victim's task running at the steal to the thief's first
+          // stolen task. Both ends sit exactly on a task slice (same ts and cat), which is how
+          // Perfetto and the DevTools Performance panel bind a flow to a slice.
+          let j = i + 1;
+          while (j < list.length && list[j].kind !== EV_START && list[j].kind !== EV_PARK) j++;
+          const from = victimM > 0 && victimM <= perM.length ? sliceAt(victimM - 1, us(ev.t)) : null;
+          if (from !== null && j < list.length && list[j].kind === EV_START) {
+            const id = flowId++;
+            events.push({ name: 'steal', cat: 'task', ph: 's', id, ts: from.ts, pid: 1, tid: victimM });
+            events.push({ name: 'steal', cat: 'task', ph: 'f', bp: 'e', id, ts: us(list[j].t), pid: 1, tid });
           }
           break;
         }
         case EV_PARK:
-          events.push({ name: 'parked', cat: 'park', ph: 'X', ts: us(ev.t), dur: Math.max(0, us(next) - us(ev.t)), pid: 1, tid, args: { P: ev.a } });
+          events.push({ name: 'parked', cat: 'park', ph: 'X', ts: us(ev.t), dur: Math.max(0, Math.round((us(next) - us(ev.t)) * 1000) / 1000), pid: 1, tid, args: { P: ev.a } });
           break;
         default:
           events.push({ name: EVENT_NAMES[ev.kind] ?? `event ${ev.kind}`, cat: EVENT_NAMES[ev.kind] ?? 'event', ph: 'i', s: 't', ts: us(ev.t), pid: 1, tid, args: { g: ev.g, a: ev.a } });
       }
     }
   }
-  return { traceEvents: events, displayTimeUnit: 'ms' };
+  // Metadata first, then everything by time (a stable sort: per thread, the order of the ring).
+  const meta = events.filter((e) => e.ph === 'M');
+  const timed = events.filter((e) => e.ph !== 'M').sort((x, y) => x.ts - y.ts);
+  return { traceEvents: meta.concat(timed), displayTimeUnit: 'ms' };
 }
