@@ -433,15 +433,19 @@ describe('spin, then park (single-threaded walk)', () => {
     expect(f64(pc(p, PC_GLOBAL_HITS))).toBe(1);
     expect(f64(pc(p, PC_EXECUTED))).toBe(1);
     expect(u32(wm + M_SPINNING)).toBe(0);
-    // resetSpinning's wakep started the last idle M with P1.
+    // resetSpinning: g was the only work in sight, so nobody else was woken.
+    expect(u32(S_NMSPINNING)).toBe(0);
+    expect(u32(S_NPIDLE)).toBe(1);
+    expect(u32(S_NMIDLE)).toBe(1);
+    // P0 readies a child into runnext: ready's wakep starts the last idle M with P1, which
+    // steals it on the last pass.
+    const child = core.gfGet(0);
+    core.ready(0, child, 1);
+    expect(f64(pc(0, PC_SPAWNED))).toBe(1);
     expect(u32(S_NMSPINNING)).toBe(1);
     expect(u32(S_NPIDLE)).toBe(0);
     expect(u32(S_NMIDLE)).toBe(0);
     expect(core.acquireP(mi)).toBe(1);
-    // P0 readies a child into runnext; the spinning M on P1 steals it on the last pass.
-    const child = core.gfGet(0);
-    core.ready(0, child, 1);
-    expect(f64(pc(0, PC_SPAWNED))).toBe(1);
     expect(core.findRunnable(1, mi)).toBe(child);
     expect(f64(pc(1, PC_STEAL_OPS))).toBe(1);
     expect(f64(pc(1, PC_SPINS))).toBe(0); // it was already spinning (woken by wakep)
