@@ -40,11 +40,11 @@ export function sizes(quick) {
   return quick
     ? {
       fibc: 21, fibcut: [29, 17], tiny: 10_000, skewed: 200, burst: { holds: 16, holdMs: 10, bursts: 4, per: 25, gapMs: 5 },
-      uts: { seed: 1, b0: 200, rounds: 128, chunk: 32 }, wake: { samples: 15, gapMs: 10 },
+      uts: { seed: 1, b0: 200, rounds: 128, chunk: 256 }, wake: { samples: 15, gapMs: 10 },
     }
     : {
       fibc: 27, fibcut: [35, 20], tiny: 200_000, skewed: 2000, burst: { holds: 16, holdMs: 50, bursts: 10, per: 100, gapMs: 10 },
-      uts: { seed: 7, b0: 2000, rounds: 128, chunk: 32 }, wake: { samples: 100, gapMs: 20 },
+      uts: { seed: 7, b0: 2000, rounds: 128, chunk: 256 }, wake: { samples: 100, gapMs: 20 },
     };
 }
 
@@ -81,7 +81,7 @@ export async function warmUp(sched, itersPerMs) {
   await sched.run('skewfork', iters);
   await Promise.all(iters.map((k) => sched.run('burn', k)));
   await sched.run('utsRoot', 3, 40, Math.floor(UTS_Q * 2 ** 32), 128);
-  await sched.run('utsChunkRoot', 3, 40, Math.floor(UTS_Q * 2 ** 32), 128, 32);
+  await sched.run('utsChunkRoot', 3, 40, Math.floor(UTS_Q * 2 ** 32), 128, 256);
   await Promise.all([sched.run('hold', 1), sched.run('hold', 1)]);
   for (let i = 0; i < 5; i++) await sched.run('stamp');
 }
@@ -241,8 +241,8 @@ export async function runScheduler(opts) {
       for (const v of variants.slice(1)) res.add({ group: g, variant: v, metric: 'speed-up vs one thread', values: out.get(v).map((x) => seqMs / x.ms) });
       res.note(`UTS: ${U.rounds} mixing rounds per node (${((seqMs * 1000) / tree.nodes).toFixed(2)} us per node on the main thread); ` +
         'the root\'s children are spread by binary splitting; without a chunk every other node is one task, its children joined ' +
-        `by continuation; 'chunk ${U.chunk}' is UTS's chunked form: a task explores up to ${U.chunk} nodes depth-first from its own stack, ` +
-        'then spawns what is left on it as tasks');
+        `by continuation; 'chunk ${U.chunk}' is UTS's chunked form: a task explores its own stack depth-first and every ${U.chunk} nodes ` +
+        `(about ${((seqMs * U.chunk) / tree.nodes).toFixed(2)} ms of work) hands the oldest half of it to a new task`);
       res.extra.uts = { ...U, q: UTS_Q, nodes: tree.nodes, maxDepth: tree.maxDepth };
     });
 

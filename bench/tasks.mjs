@@ -133,23 +133,28 @@ export function utsRoot(ctx, seed, b0, qThr, rounds) {
 }
 
 /**
- * UTS with a chunk size, as the UTS reference implementation's work-stealing versions run it:
- * a task explores up to `chunk` nodes depth-first from its own stack, then spawns what is left
- * on the stack as tasks (each one subtree) and joins their counts with its own.
+ * UTS with a chunk size, in the spirit of the UTS reference implementation's work-stealing
+ * versions (a worker explores from its own stack and releases work in chunks): a task explores
+ * its stack depth-first; every `chunk` nodes, if the stack holds more than one node, it hands the
+ * oldest half of it (the biggest subtrees, in depth-first order) to a new task and goes on with
+ * the rest. Its result joins its own count with its children's.
  */
-export function utsChunk(ctx, state, qThr, rounds, chunk) {
-  const stack = [state];
+export function utsChunk(ctx, states, qThr, rounds, chunk) {
+  let stack = typeof states === 'number' ? [states] : Array.from(states);
   let nodes = 0;
-  while (stack.length !== 0 && nodes < chunk) {
+  const kids = [];
+  while (stack.length !== 0) {
     const h = utsHash(stack.pop(), rounds);
     nodes++;
     if (h < qThr) for (let i = 0; i < UTS_M; i++) stack.push(utsChild(h, i));
+    if (nodes % chunk === 0 && stack.length > 1) {
+      const half = stack.length >> 1;
+      kids.push(ctx.spawn('utsChunk', Uint32Array.from(stack.slice(0, half)), qThr, rounds, chunk));
+      stack = stack.slice(half);
+    }
   }
-  if (stack.length === 0) return nodes;
-  const kids = new Array(stack.length + 1);
-  kids[0] = ctx.spawn('value', nodes);
-  for (let i = 0; i < stack.length; i++) kids[i + 1] = ctx.spawn('utsChunk', stack[i], qThr, rounds, chunk);
-  return ctx.join('sum', ...kids);
+  if (kids.length === 0) return nodes;
+  return ctx.join('sum', ctx.spawn('value', nodes), ...kids);
 }
 
 export function value(ctx, x) {
