@@ -124,7 +124,7 @@ export interface SchedulerStats {
     /** The spareThreads option: Ps (and threads) beyond procs, lent by the monitor. */
     spareThreads: number;
   };
-  /** Sampled latencies (one task in 8), in microseconds: queueing delay from runnable to
+  /** Sampled latencies (one task in 64), in microseconds: queueing delay from runnable to
    *  started, and run time (how long the task's function held its thread, per slice). */
   latency: { queue: LatencySummary; run: LatencySummary };
   /** Sums over the Ps. */
