@@ -6,7 +6,7 @@ import { Scheduler } from '../dist/bindings/index.js';
 import {
   EV_PARK, EV_STEAL, EV_UNPARK, TraceWriter, allocTraceRings, exportTrace, traceClock,
 } from '../dist/bindings/runtime/trace.js';
-import { GDIR, G_FN, G_SIZE, HEADER, H_MBASE, M_SIZE } from '../dist/assembly/shared/layout.js';
+import { GDIR, HEADER, H_MBASE, M_SIZE } from '../dist/assembly/shared/layout.js';
 
 const tasks = new URL('../examples/tasks.mjs', import.meta.url);
 
@@ -132,12 +132,11 @@ describe('trace ring format', () => {
 
   it('spreads untimed events evenly between the clock reads around them', () => {
     const { views, writer, chunk } = ring(1 << 12);
-    views.u32[(chunk + 5 * G_SIZE + G_FN) >>> 2] = 1; // G 5 runs task 1
     const t0 = traceClock();
     writer.emit(t0, EV_PARK, 0, 0, 0);
     const t1 = traceClock();
     writer.emit(t1, EV_UNPARK, 0, 0, 0);
-    writer.start(5, 0);
+    writer.startFn(5, 0, 1); // G 5 runs task 1 on P0
     for (let i = 0; i < 1000; i++) writer.spawn(100 + i, 5); // fast: most of them untimed
     const t2 = traceClock() + 1;
     writer.emit(t2, EV_STEAL, 2, (0 << 16) | 2, 7); // P0 took 7 Gs from P1, whose M is M1

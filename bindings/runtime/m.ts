@@ -252,7 +252,9 @@ export class M implements TaskOwner, ContextHost {
   private execute(g: number): void {
     const gs = this.gs;
     const a = gs.addr(g);
-    const fn = this.fns[gs.fn(a)];
+    const fnId = gs.fn(a);
+    const fn = this.fns[fnId];
+    if (this.trace !== null) this.trace.startFn(g, this.p, fnId); // the id in hand: no second lookup
     const argc = gs.argc(a);
     const flags = gs.flags(a);
     const ctx = new TaskContext(this, g, flags >>> G_TOKEN_SHIFT, flags & PRIO_MASK);
@@ -340,12 +342,11 @@ export class M implements TaskOwner, ContextHost {
     return this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_STEAL_OPS) >>> 3];
   }
 
-  /** Records g's start (untimed: see TraceWriter), and the steal that found it if findRunnable
-   *  stole (timed). */
+  /** Records the steal that found g if findRunnable stole (timed). */
   private traceStart(tr: TraceWriter, g: number, steals: number): void {
-    // Both calls stay small here: this is inlined into schedule()'s loop, the steal is rare.
+    // Small here: this is inlined into schedule()'s loop, the steal is rare. The start itself
+    // is recorded by execute, which has the task id in hand.
     if (this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_STEAL_OPS) >>> 3] !== steals) tr.emitSteal(this.p, this.pBase);
-    tr.start(g, this.p);
   }
 
   /** An async task settled: finish it (or start its join). Runs on this M, P or not. */

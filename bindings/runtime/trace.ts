@@ -31,10 +31,10 @@
 //
 // Cost, per fine-grained event: two word stores, and one clock read per run of events spanning
 // 16 us or more. fibc(27) on 2 Ps (about 1.7 events per task, a task every 0.2 us on each P)
-// runs 10 to 15% slower with tracing (bench/trace-cost.mjs).
+// runs about 12% slower with tracing (bench/trace-cost.mjs; noisy: 12 to 16% across runs).
 
 import {
-  GDIR, G_CHUNK_MASK, G_CHUNK_SHIFT, G_FN, G_SIZE, HEADER, H_MBASE, LINE, M_SIZE, MR_TRACE_BUF,
+  HEADER, H_MBASE, LINE, M_SIZE, MR_TRACE_BUF,
   MR_TRACE_CAP, MR_TRACE_POS, P_M, P_SIZE, P_STEAL_N, P_STEAL_VICTIM,
 } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
@@ -97,14 +97,14 @@ const COARSE_US = 128;
  *
  * `start` and `spawn` are inlined into the scheduler's hottest paths, so they stay short: two
  * word stores, one increment and one test, leaving the rare work (clock reads, publishing the
- * slot count, steals, views that must grow) to methods of their own.
+ * slot count, steals) to methods of their own.
  */
 export class TraceWriter {
   private readonly views: Views;
-  /** The views' arrays and length when last refreshed (see `grow`). */
-  private u32: Uint32Array;
-  private f64: Float64Array;
-  private end: number;
+  /** The views' arrays when the writer was made: the ring and the P blocks it touches were
+   *  allocated before, so a later growth of the memory never moves them out of these views. */
+  private readonly u32: Uint32Array;
+  private readonly f64: Float64Array;
   /** Word index of slot 0; slots - 1. */
   private readonly base: number;
   private readonly mask: number;
@@ -128,7 +128,6 @@ export class TraceWriter {
     this.views = views;
     this.u32 = views.u32;
     this.f64 = views.f64;
-    this.end = views.end;
     this.base = ringSlots(buf) >>> 2;
     this.mask = slots - 1;
     this.slots = slots;
@@ -142,14 +141,12 @@ export class TraceWriter {
     this.stamp(this.lastTime); // the time the first untimed events start from
   }
 
-  /** G g starts on P p (untimed). Reads g's task id from its G entry. */
-  start(g: number, p: number): void {
-    const a = this.u32[(GDIR >>> 2) + (g >>> G_CHUNK_SHIFT)] + (g & G_CHUNK_MASK) * G_SIZE + G_FN;
-    if (a >= this.end) this.grow();
+  /** G g, of task id fn, starts on P p (untimed). */
+  startFn(g: number, p: number, fn: number): void {
     const u = this.u32;
     const w = this.base + ((this.pos & this.mask) << 1);
     u[w] = EV_START | (g << 4);
-    u[w + 1] = (u[a >>> 2] & FN_MASK) | (p << 24);
+    u[w + 1] = (fn & FN_MASK) | (p << 24);
     if ((++this.pos & this.everyMask) === 0) this.readClock();
   }
 
@@ -215,13 +212,6 @@ export class TraceWriter {
     this.lastTime = now;
   }
 
-  /** The G table grew past the views: refresh them (the ring and the P blocks stay put). */
-  private grow(): void {
-    this.views.refresh();
-    this.u32 = this.views.u32;
-    this.f64 = this.views.f64;
-    this.end = this.views.end;
-  }
 }
 
 /** Allocates a ring for at least `cap` events (a power of two) for each of `nms` Ms. Main
