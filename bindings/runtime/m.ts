@@ -98,6 +98,9 @@ export class M implements TaskOwner, ContextHost {
   private readonly kids: Array<Task<unknown> | null> = [];
   private kidsTop = 0;
   private running: TaskContext | null = null;
+  /** The P whose overflow count the trace last looked at, and that count (traceOverflows). */
+  private overflowsP = -1;
+  private overflowsSeen = 0;
   /** The event trace of this M, when tracing is on. */
   private readonly trace: TraceWriter | null;
   /** Address of P0's block (read once from the header). */
@@ -174,6 +177,7 @@ export class M implements TaskOwner, ContextHost {
     for (;;) {
       if ((this.waiters.size !== 0 || this.restarted) && Atomics.load(this.views.i32, this.inboxIdx) !== 0) this.drainInbox();
       const tr = this.trace;
+      if (tr !== null) this.traceOverflows(tr);
       const steals = tr !== null ? this.stealOps() : 0;
       let g = core.findRunnable(this.p, m);
       if (g === 0) {
@@ -344,9 +348,22 @@ export class M implements TaskOwner, ContextHost {
 
   /** Records the steal that found g if findRunnable stole (timed). */
   private traceStart(tr: TraceWriter, g: number, steals: number): void {
-    // Small here: this is inlined into schedule()'s loop, the steal is rare. The start itself
-    // is recorded by execute, which has the task id in hand.
+    // Small here: this is inlined into schedule()'s loop; steals and overflows are rare. The
+    // start itself is recorded by execute, which has the task id in hand.
     if (this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_STEAL_OPS) >>> 3] !== steals) tr.emitSteal(this.p, this.pBase);
+  }
+
+  /** Records the ring overflows the last task's spawns caused on this P (each moved half the
+   *  ring to the global queue), once per look, dated now. Called before findRunnable, so before
+   *  this M can give the P up. */
+  private traceOverflows(tr: TraceWriter): void {
+    const ov = this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_OVERFLOWS) >>> 3]; // the owner's own counter
+    if (this.p === this.overflowsP) {
+      if (ov !== this.overflowsSeen) tr.emit(traceClock(), EV_OVERFLOW, 0, this.p, ov - this.overflowsSeen);
+    } else {
+      this.overflowsP = this.p; // a new P: count from here
+    }
+    this.overflowsSeen = ov;
   }
 
   /** An async task settled: finish it (or start its join). Runs on this M, P or not. */
@@ -527,15 +544,7 @@ export class M implements TaskOwner, ContextHost {
     else if (ctx.children === null) ctx.children = [t];
     else ctx.children.push(t);
     this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
-    if (this.trace === null) {
-      core.ready(this.p, g, 1);
-    } else {
-      // An overflow shows as the P's counter moving across the put (the owner's own counter).
-      const oi = this.p >= 0 ? (this.pBase + this.p * P_SIZE + P_COUNTERS + PC_OVERFLOWS) >>> 3 : -1;
-      const before = oi >= 0 ? this.views.f64[oi] : 0;
-      core.ready(this.p, g, 1);
-      if (oi >= 0 && this.views.f64[oi] !== before) this.trace.emit(traceClock(), EV_OVERFLOW, g, this.p, 0);
-    }
+    core.ready(this.p, g, 1);
     return t;
   }
 

@@ -8,7 +8,7 @@
 //
 //   start    [EV_START | g << 4,  fn | P << 24]
 //   spawn    [EV_SPAWN | g << 4,  parent g]
-//   3 to 6   [kind | g << 4,      a]          followed by an arg slot if b is not 0, then a
+//   3 to 7   [kind | g << 4,      a]          followed by an arg slot if b is not 0, then a
 //                                             time slot
 //   arg      [TAG_ARG,            b]          the b of the event before it (a steal's count)
 //   time     [TAG_TIME | hi << 4, lo]         the event before it happened hi * 2^32 + lo ns
@@ -45,7 +45,7 @@ export const EV_STEAL = 3; // this M's P took b Gs from P a-1's ring (g = victim
 export const EV_PARK = 4; // this M dropped its P (a = P) and went to sleep
 export const EV_UNPARK = 5; // this M woke holding P a
 export const EV_SETTLE = 6; // async g settled on this M (a = 1 ok, 0 failed)
-export const EV_OVERFLOW = 7; // spawning g overflowed P a's ring: half of it went to the global queue
+export const EV_OVERFLOW = 7; // spawns overflowed P a's ring b times since the last look: each moved half of it to the global queue
 
 const EVENT_NAMES = ['', 'start', 'spawn', 'steal', 'park', 'unpark', 'settle', 'overflow'];
 
@@ -372,6 +372,9 @@ export function exportTrace(views: Views, nms: number, taskNames: readonly strin
           }
           break;
         }
+        case EV_OVERFLOW:
+          events.push({ name: 'overflow', cat: 'overflow', ph: 'i', s: 't', ts: us(ev.t), pid: 1, tid, args: { P: ev.a, count: ev.b } });
+          break;
         case EV_PARK:
           events.push({ name: 'parked', cat: 'park', ph: 'X', ts: us(ev.t), dur: Math.max(0, Math.round((us(next) - us(ev.t)) * 1000) / 1000), pid: 1, tid, args: { P: ev.a } });
           break;
