@@ -1,26 +1,10 @@
 // Priority classes end to end (docs/DESIGN.md "Priority classes"): order of service on one P,
 // inheritance, no starvation of low work, and a spare thread for a high task when every P is
 // stuck. Both backends, real threads; every wait bounded, no wall-clock assertion.
-import { afterAll, describe, expect, it } from 'vitest';
-import { Scheduler } from '../dist/bindings/index.js';
+import { describe, expect, it } from 'vitest';
+import { schedulers, within } from './helpers/runtime.js';
 
-const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);
-const open: Array<{ close(o?: { force?: boolean }): Promise<void> }> = [];
-afterAll(async () => { await Promise.all(open.map((s) => s.close({ force: true }))); });
-
-async function start(backend: 'wasm' | 'js', procs: number, extra: Record<string, unknown> = {}) {
-  const s = await Scheduler.start({ tasks, procs, backend, ...extra });
-  open.push(s);
-  return s;
-}
-
-function within<T>(p: PromiseLike<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>;
-  return Promise.race([
-    Promise.resolve(p).finally(() => clearTimeout(timer)),
-    new Promise<never>((_, rej) => { timer = setTimeout(() => rej(new Error(`hang: ${what} did not finish within ${ms} ms`)), ms); }),
-  ]);
-}
+const start = schedulers();
 
 const HIGH = 1, NORMAL = 2, LOW = 3;
 

@@ -2,34 +2,10 @@
 // scheduler's control fails the task it was running and the async tasks pinned to it with
 // WorkerCrashedError; a new thread takes over its slot and P, and every queued task still runs
 // exactly once. Both backends, real threads; every wait bounded.
-import { afterAll, describe, expect, it } from 'vitest';
-import { Scheduler } from '../dist/bindings/index.js';
+import { describe, expect, it } from 'vitest';
+import { schedulers, until, within } from './helpers/runtime.js';
 
-const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);
-const open: Array<{ close(o?: { force?: boolean }): Promise<void> }> = [];
-afterAll(async () => { await Promise.all(open.map((s) => s.close({ force: true }))); });
-
-async function start(backend: 'wasm' | 'js', procs: number, extra: Record<string, unknown> = {}) {
-  const s = await Scheduler.start({ tasks, procs, backend, ...extra });
-  open.push(s);
-  return s;
-}
-
-function within<T>(p: PromiseLike<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>;
-  return Promise.race([
-    Promise.resolve(p).finally(() => clearTimeout(timer)),
-    new Promise<never>((_, rej) => { timer = setTimeout(() => rej(new Error(`hang: ${what} did not finish within ${ms} ms`)), ms); }),
-  ]);
-}
-
-async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`hang: ${what} not reached within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const start = schedulers();
 
 const fibSeq = (n: number): number => (n < 2 ? n : fibSeq(n - 1) + fibSeq(n - 2));
 

@@ -1,28 +1,12 @@
 // End-to-end tests of the runtime: real worker threads over the built package (dist/), on both
 // backends. Bounded in time: every wait has its own deadline, and a miss is a failure that says
 // what was being waited for.
-import { describe, it, expect, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { Scheduler, StealworkError } from '../dist/bindings/index.js';
+import { FIXTURE_TASKS as tasks, schedulers, within } from './helpers/runtime.js';
 
-const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);
-const open: Array<{ close(o?: { force?: boolean }): Promise<void> }> = [];
-afterAll(async () => { await Promise.all(open.map((s) => s.close({ force: true }))); });
-
-async function start(backend: 'wasm' | 'js', procs: number, extra: Record<string, unknown> = {}) {
-  const s = await Scheduler.start({ tasks, procs, backend, ...extra });
-  open.push(s);
-  return s;
-}
-
-/** Rejects with a message naming `what` if p does not settle within ms. */
-function within<T>(p: PromiseLike<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>;
-  return Promise.race([
-    Promise.resolve(p).finally(() => clearTimeout(timer)),
-    new Promise<never>((_, rej) => { timer = setTimeout(() => rej(new Error(`hang: ${what} did not finish within ${ms} ms`)), ms); }),
-  ]);
-}
+const start = schedulers();
 
 const fibSeq = (n: number): number => (n < 2 ? n : fibSeq(n - 1) + fibSeq(n - 2));
 
