@@ -22,5 +22,13 @@ export async function main(): Promise<void> {
   // @ts-expect-error wrong result type
   const bad: string = await s.run('add', 1, 2);
   void bad;
+
+  // Options: priority, signal and timeout, checked like the task's own arguments.
+  const hi: number = await s.with({ priority: 'high', timeout: 100 }).run('add', 1, 2);
+  void hi;
+  // @ts-expect-error not a priority class
+  s.with({ priority: 'urgent' });
+  // @ts-expect-error with() keeps the task's argument types
+  await s.with({ priority: 'low' }).run('add', 1, 'two');
   await s.close();
 }
