@@ -263,7 +263,7 @@ export const PARK_MSG = 8; // a message (a shared buffer) waits: take a turn of 
 export const G_STATUS = 0; // G_* state; transitions by CAS in debug builds
 export const G_FN = 4; // task function id
 export const G_SCHEDLINK = 8; // next G on a run queue list, free list or inbox
-export const G_PARENT = 12; // G id waiting on this one (a join continuation), 0 none
+export const G_PARENT = 12; // G id waiting on this one (a join continuation), or PARENT_SPAWNER | M until joined, 0 none
 export const G_PENDING = 16; // children still running, for a join continuation
 export const G_ARGC = 20;
 export const G_INDEX = 24; // this G's argument slot in its parent
@@ -293,6 +293,10 @@ export const G_TOKEN_SHIFT = 16; // G_PRIO >>> 16: the cancellation token inheri
 // a crashed M's pinned tasks can be found and failed (DESIGN.md "Crashed workers"). G ids stay
 // below 2^31, so no list link has the bit.
 export const SCHEDLINK_PINNED = 0x80000000;
+// G_PARENT of a child spawned inside a task, until a join links it: this bit | the spawning M's
+// index, so the children a crashed M's tasks still held handles to can be detached
+// (DESIGN.md "Crashed workers").
+export const PARENT_SPAWNER = 0x80000000;
 
 // Value tags (G_RESULT_TAG, G_ARG_TAGS).
 export const TAG_UNDEFINED = 0;

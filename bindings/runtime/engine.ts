@@ -25,7 +25,7 @@ import { Views } from './values.js';
 import { SharedRegistry } from './shared-registry.js';
 import { Sysmon } from './sysmon.js';
 import { priorityClass, type Priority } from './priority.js';
-import { casualties, failCasualties } from './recover.js';
+import { casualties, detachOrphans, failCasualties } from './recover.js';
 
 interface Deferred {
   task: Task<unknown>;
@@ -223,6 +223,7 @@ export class Engine implements TaskOwner {
       cause !== undefined ? { cause } : undefined);
     const c = casualties(this.gs, i);
     const failed = failCasualties(this.gs, this.core, i, c, err, this.names);
+    detachOrphans(this.gs, this.core, i);
     this.restarts++;
     if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'restart', args: { M: i, P: c.p, failed } });
     try {

@@ -11,7 +11,7 @@ import {
   P_SIZE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE,
   JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK, M_INBOX, M_PARK, M_SIZE, MR_ASYNC,
   MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
-  SCHEDLINK_PINNED, PRIO_MASK, PC_OVERFLOWS,
+  SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK, PC_OVERFLOWS,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
 import { TaskContext, cancelReason, type ContextHost } from './context.js';
@@ -513,6 +513,7 @@ export class M implements TaskOwner, ContextHost {
       if (old & JOIN_DONE) {
         const out = { ok: true, value: undefined as unknown };
         gs.takeResult(a, out);
+        this.views.u32[(a + G_PARENT) >>> 2] = 0; // consumed without a join bit: not an orphan (recover.ts)
         this.core.gfPut(this.p, task.g);
         return out.ok ? Promise.resolve(out.value) : Promise.reject(out.value);
       }
@@ -535,6 +536,7 @@ export class M implements TaskOwner, ContextHost {
       core.gfPut(this.p, g);
       throw e;
     }
+    this.views.u32[(a + G_PARENT) >>> 2] = (PARENT_SPAWNER | this.mid) >>> 0; // whose handle it is, until a join links it
     const prio = (ctx.token << G_TOKEN_SHIFT) | (cls < 0 ? ctx.cls : cls); // children inherit the token and the class
     if (prio !== 0) this.views.u32[(a + G_PRIO) >>> 2] = prio;
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();

@@ -10,7 +10,7 @@
 import {
   G_DEAD, G_RUNNING, G_STATUS, G_WAITING, H_GCAP, H_MBASE, H_NPROCS, H_PBASE, HEADER, JOIN_DETACHED, JOIN_DONE,
   JOIN_PARENT, JOIN_WAITER_MASK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, P_IDLE, P_M, P_SIZE, P_STATUS,
-  SCHEDLINK_PINNED,
+  PARENT_SPAWNER, SCHEDLINK_PINNED,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { GSlots } from './gslots.js';
@@ -83,6 +83,30 @@ export function casualties(gs: GSlots, mid: number): Casualties {
     if (Atomics.load(v.i32, (pa + P_STATUS) >>> 2) !== P_IDLE && Atomics.load(v.i32, (pa + P_M) >>> 2) === mid + 1) p = q;
   }
   return { running, pinned, p };
+}
+
+/**
+ * Detaches the children whose handles died with M mid (spawned by its tasks, marked
+ * PARENT_SPAWNER | mid, never awaited, joined or detached): one still running frees itself when
+ * it finishes, one already done is freed here. A G back on a free list keeps stale fields, but
+ * every consumer leaves a mark first: a waiter, join or detached bit, a parent id in G_PARENT
+ * (a join of a finished child), or G_PARENT cleared (an await of a finished child). Only the dead
+ * M's tasks held these handles, so nobody consumes one during the scan. Returns how many.
+ */
+export function detachOrphans(gs: GSlots, core: Core, mid: number): number {
+  const v = gs.views;
+  const want = (PARENT_SPAWNER | mid) >>> 0;
+  const gcap = Atomics.load(v.u32, (HEADER + H_GCAP) >>> 2);
+  let n = 0;
+  for (let g = 1; g < gcap; g++) {
+    const a = gs.addr(g);
+    if (gs.parentOf(a) !== want || (gs.joinWord(a) & (JOIN_WAITER_MASK | JOIN_PARENT | JOIN_DETACHED)) !== 0) continue;
+    const old = gs.orJoin(a, JOIN_DETACHED); // pairs with finish's orJoin(DONE)
+    if (old & (JOIN_WAITER_MASK | JOIN_PARENT | JOIN_DETACHED)) continue; // consumed meanwhile: not an orphan
+    if (old & JOIN_DONE) { gs.dropResult(a); core.gfPut(-1, g); }
+    n++;
+  }
+  return n;
 }
 
 /** Fails the casualties and fixes the dead M's counters for its successor. Returns how many
