@@ -260,6 +260,10 @@ export async function runScheduler(opts) {
       }
       res.note(`wake-up: ${W.samples} samples per repetition, ${W.gapMs} ms apart (every M parked by then); p99 is per repetition`);
     });
+    // The monitor may lend a spare P when a P looks stuck for 10 ms (a long task, a GC pause, the
+    // machine): a lent spare runs beside the 2 Ps, so say how often it happened.
+    const loans = [...scheds].map(([b, s]) => `${b} ${s.stats().sched.handoffs}`).join(', ');
+    res.note(`spare Ps lent by the monitor over the whole suite (spareThreads: 1): ${loans}`);
   } finally {
     for (const s of scheds.values()) await closeSafely(s);
   }

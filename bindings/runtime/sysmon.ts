@@ -2,8 +2,11 @@
 // (docs/DESIGN.md, "sysmon and handoff"; Go's sysmon, retake and handoffp).
 //
 // It runs on the main thread's timers, every handoffAfterMs / 2, and only reads shared words:
-// each P's status and schedtick, the G its M is running (MR_CURG), the queues' sizes. A P whose
-// (schedtick, curg) pair has not changed for handoffAfterMs is stuck in one task. When some P
+// each P's status and schedtick, the G its M is running (MR_CURG) and how many tasks that M has
+// finished (MR_FINISHED), the queues' sizes. A P running a G whose (schedtick, finished) pair has
+// not changed for handoffAfterMs is stuck in one task. (G ids alone would not do: a P's free-G
+// cache hands the same few ids out again and again, and runnext Gs keep their slice's schedtick,
+// so a busy fork-join P can show the same pair of tick and G twice, 10 ms apart.) When some P
 // is stuck, work is queued (on a running P's ring or runnext, or a global queue), no P is idle
 // to steal it and nobody spins, the monitor lends a spare P to an idle M (core.handoff): that M
 // starts spinning and steals the stuck P's queue. A lent P goes back to the reserve
@@ -13,7 +16,7 @@
 // Main thread only.
 
 import {
-  H_MBASE, H_PBASE, HEADER, M_SIZE, MR_CURG, P_IDLE, P_M, P_RUNNEXT, P_SCHEDTICK, P_SIZE, P_STATUS,
+  H_MBASE, H_PBASE, HEADER, M_SIZE, MR_CURG, MR_FINISHED, P_IDLE, P_M, P_RUNNEXT, P_SCHEDTICK, P_SIZE, P_STATUS,
   S_NMSPINNING, S_NPIDLE, S_RT_NPRESERVE, S_RUNQ_SIZE, S_RUNQH_SIZE, S_RUNQL_SIZE,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
@@ -21,7 +24,7 @@ import type { Views } from './values.js';
 
 export class Sysmon {
   private readonly tick: Uint32Array;
-  private readonly curg: Uint32Array;
+  private readonly done: Float64Array;
   private readonly since: Float64Array;
   private readonly pBase: number;
   private readonly mBase: number;
@@ -35,7 +38,7 @@ export class Sysmon {
   constructor(private readonly views: Views, private readonly core: Core, private readonly nprocs: number,
     private readonly spares: number, private readonly afterMs: number, private readonly clock: () => number) {
     this.tick = new Uint32Array(nprocs);
-    this.curg = new Uint32Array(nprocs);
+    this.done = new Float64Array(nprocs);
     this.since = new Float64Array(nprocs);
     this.pBase = views.u32[(HEADER + H_PBASE) >>> 2];
     this.mBase = views.u32[(HEADER + H_MBASE) >>> 2];
@@ -66,13 +69,15 @@ export class Sysmon {
       Atomics.load(i32, S_RUNQL_SIZE >>> 2) > 0;
     for (let p = 0; p < this.nprocs; p++) {
       const pa = this.pBase + p * P_SIZE;
-      if (Atomics.load(i32, (pa + P_STATUS) >>> 2) === P_IDLE) { this.curg[p] = 0; continue; } // pairs with acquireP/stopM
+      if (Atomics.load(i32, (pa + P_STATUS) >>> 2) === P_IDLE) { this.done[p] = -1; continue; } // pairs with acquireP/stopM
       const m = Atomics.load(i32, (pa + P_M) >>> 2) - 1; // pairs with acquireP's store
       const tick = Atomics.load(u32, (pa + P_SCHEDTICK) >>> 2); // pairs with execute's store
-      const g = m >= 0 ? Atomics.load(u32, (this.mBase + m * M_SIZE + MR_CURG) >>> 2) : 0; // the M's own store; a stale value only delays
-      if (g === 0 || tick !== this.tick[p] || g !== this.curg[p]) {
+      const mAddr = this.mBase + m * M_SIZE;
+      const g = m >= 0 ? Atomics.load(u32, (mAddr + MR_CURG) >>> 2) : 0; // the M's own store; a stale value only delays
+      const done = m >= 0 ? this.views.f64[(mAddr + MR_FINISHED) >>> 3] : -1; // the M's own counter: a stale value only delays
+      if (g === 0 || tick !== this.tick[p] || done !== this.done[p]) {
         this.tick[p] = tick;
-        this.curg[p] = g;
+        this.done[p] = done;
         this.since[p] = t;
       } else if (t - this.since[p] >= this.afterMs) {
         stuck++;
