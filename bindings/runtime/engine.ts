@@ -246,7 +246,8 @@ export class Engine implements TaskOwner {
     this.npending = 0;
   }
 
-  /** A worker died outside close: fail everything pending (recovery is future work). */
+  /** The scheduler itself failed (an M loop error that is not a task's, or a replacement thread
+   *  that would not start): fail everything pending. A crashed thread alone is recovered. */
   private crash(err: Error): void {
     if (this.failure !== null) return;
     this.failure = err;
