@@ -148,7 +148,7 @@ export class Engine implements TaskOwner {
       throw err;
     }
     if (opts.schedtrace > 0) e.startSchedtrace();
-    e.sysmon.start();
+    e.sysmon.busy = () => e.npending !== 0 || e.deferred.length !== 0 || !e.allFinished();
     e.stopTimers.push(() => e.sysmon.stop());
     return e;
   }
@@ -336,6 +336,7 @@ export class Engine implements TaskOwner {
     Atomics.store(this.views.i32, (a + G_JOIN) >>> 2, 1); // waiter: M0 (index 0 + 1)
     (t as { g: number }).g = g;
     (t as { gen: number }).gen = this.gs.gen(a);
+    this.sysmon.start(); // watches while tasks are in flight (a no-op when it runs already)
     this.pending[g] = t;
     this.npending++;
     this.views.f64[(this.mAddr0 + MR_SPAWNED) >>> 3] = ++this.spawned;

@@ -34,6 +34,9 @@ export class Sysmon {
 
   /** Told of every loan and return (the event trace's monitor track), when set. */
   onEvent: ((name: 'handoff' | 'retire', p: number) => void) | null = null;
+  /** Whether any task is in flight; when none is and no spare is out, the timer stops (the
+   *  engine starts it again at the next spawn), so an idle scheduler costs no wake-ups. */
+  busy: () => boolean = () => true;
 
   constructor(private readonly views: Views, private readonly core: Core, private readonly nprocs: number,
     private readonly spares: number, private readonly afterMs: number, private readonly clock: () => number) {
@@ -44,7 +47,8 @@ export class Sysmon {
     this.mBase = views.u32[(HEADER + H_MBASE) >>> 2];
   }
 
-  /** Starts the periodic check (an unref'd timer: it never keeps the process alive). */
+  /** Starts the periodic check (an unref'd timer: it never keeps the process alive), unless it
+   *  runs already. Cheap enough to call on every spawn. */
   start(): void {
     if (this.spares === 0 || this.timer !== null) return;
     const t = setInterval(() => this.check(), Math.max(1, this.afterMs >> 1)) as unknown as { unref?: () => void };
@@ -61,6 +65,7 @@ export class Sysmon {
 
   /** One look at every P; lends or retires at most one spare. Returns what it did. */
   check(): 'lent' | 'retired' | null {
+    if (this.out === 0 && !this.busy()) { this.stop(); return null; }
     const i32 = this.views.i32;
     const u32 = this.views.u32;
     const t = this.clock();
