@@ -51,6 +51,7 @@ export class Sysmon {
    *  runs already. Cheap enough to call on every spawn. */
   start(): void {
     if (this.spares === 0 || this.timer !== null) return;
+    this.done.fill(-1); // what the last watch saw is stale: every P starts a fresh window
     const t = setInterval(() => this.check(), Math.max(1, this.afterMs >> 1)) as unknown as { unref?: () => void };
     t.unref?.();
     const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
