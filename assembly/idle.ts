@@ -28,6 +28,25 @@ export function pidleGet(): i32 {
   return <i32>top - 1;
 }
 
+/** Unlinks P p from the idle list; false when it is not there. Holds sched.lock. */
+export function pidleRemove(p: i32): bool {
+  let want = <u32>p + 1;
+  let link: usize = S_PIDLE; // the word that points at the current entry
+  let cur = load<u32>(link); // plain: sched.lock held
+  while (cur != 0) {
+    let pp = pAddr(<i32>cur - 1);
+    if (cur == want) {
+      store<u32>(link, load<u32>(pp, P_LINK)); // plain: sched.lock held
+      store<u32>(pp, 0, P_LINK); // plain: sched.lock held
+      atomic.sub<i32>(S_NPIDLE, 1); // pairs with lock-free npidle loads in ready/findRunnable
+      return true;
+    }
+    link = pp + P_LINK;
+    cur = load<u32>(link); // plain: sched.lock held
+  }
+  return false;
+}
+
 /** Pushes M m on the idle-M list. Holds sched.lock. */
 export function mPutLocked(m: i32): void {
   store<u32>(mAddr(m), load<u32>(S_MIDLE), M_LINK); // plain: sched.lock held

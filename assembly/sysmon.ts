@@ -13,36 +13,17 @@
 
 import {
   M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_WAKEUPS, P_COUNTERS, P_LINK, P_M, S_NMSPINNING,
-  S_NPIDLE, S_PIDLE, S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
+  S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
 } from './shared/layout';
 import { counterAdd, mAddr, nprocs, pAddr } from './mem';
 import { schedLock, schedUnlock } from './lock';
-import { mGet, pidleGet } from './idle';
+import { mGet, pidleGet, pidleRemove } from './idle';
 
 /** Pushes P p on the reserve. Holds sched.lock. */
 function preservePut(p: i32): void {
   store<u32>(pAddr(p), load<u32>(S_RT_PRESERVE), P_LINK); // plain: sched.lock held
   store<u32>(S_RT_PRESERVE, <u32>p + 1); // plain: sched.lock held
   atomic.store<u32>(S_RT_NPRESERVE, atomic.load<u32>(S_RT_NPRESERVE) + 1); // pairs with the monitor's lock-free load
-}
-
-/** Unlinks P p from the idle list; false when it is not there. Holds sched.lock. */
-function pidleRemove(p: i32): bool {
-  let want = <u32>p + 1;
-  let link: usize = S_PIDLE; // the word that points at the current entry
-  let cur = load<u32>(link); // plain: sched.lock held
-  while (cur != 0) {
-    let pp = pAddr(<i32>cur - 1);
-    if (cur == want) {
-      store<u32>(link, load<u32>(pp, P_LINK)); // plain: sched.lock held
-      store<u32>(pp, 0, P_LINK); // plain: sched.lock held
-      atomic.sub<i32>(S_NPIDLE, 1); // pairs with lock-free npidle loads in ready/findRunnable
-      return true;
-    }
-    link = pp + P_LINK;
-    cur = load<u32>(link); // plain: sched.lock held
-  }
-  return false;
 }
 
 /**

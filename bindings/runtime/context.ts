@@ -4,6 +4,7 @@ import type { Task, JoinRequest } from './task.js';
 import { macrotask } from './platform.js';
 import { AbortError } from './errors.js';
 import { checkPriority, priorityClass, type Priority } from './priority.js';
+import { PRIO_HIGH, PRIO_NORMAL } from '../../assembly/shared/layout.js';
 
 /** What a task's signal aborts with: the tree was cancelled from its root. */
 export function cancelReason(): AbortError {
@@ -83,7 +84,7 @@ export class TaskContext {
 
   /** This task's priority class: 'high', 'normal' or 'low'. */
   get priority(): Priority {
-    return this.cls === 1 ? 'high' : this.cls === 0 ? 'normal' : 'low';
+    return this.cls === PRIO_HIGH ? 'high' : this.cls === PRIO_NORMAL ? 'normal' : 'low';
   }
 
   /** Return this from a task: its result becomes `name(ctx, ...results of tasks)`, run when

@@ -38,6 +38,24 @@ export function pidleGet(m: Mem): number {
   return p;
 }
 
+/** Unlinks P p from the idle list; false when it is not there. Holds sched.lock. */
+export function pidleRemove(m: Mem, p: number): boolean {
+  const i32 = m.i32;
+  // plain throughout: under sched.lock
+  let at = PIDLE_W; // the word holding the current entry
+  for (let e = i32[at]; e !== 0; e = i32[at]) {
+    if (e === p + 1) {
+      const w = pWord(p);
+      i32[at] = i32[w + PLINK];
+      i32[w + PLINK] = 0;
+      Atomics.sub(i32, NPIDLE_W, 1); // pairs with lock-free npidle loads (ready, findRunnable)
+      return true;
+    }
+    at = pWord(e - 1) + PLINK;
+  }
+  return false;
+}
+
 /** Is any P on the idle-P list? Holds sched.lock. */
 export function pidleAny(m: Mem): boolean {
   return m.i32[PIDLE_W] !== 0; // plain: under sched.lock

@@ -4,10 +4,10 @@
 // off the idle list, so no M runs them and no thief visits them.
 
 import {
-  M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_WAKEUPS, P_LINK, P_M, S_NMSPINNING, S_NPIDLE,
-  S_PIDLE, S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
+  M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_WAKEUPS, P_LINK, P_M, S_NMSPINNING,
+  S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
 } from '../../../assembly/shared/layout.js';
-import { mGet, pidleGet } from './idle.js';
+import { mGet, pidleGet, pidleRemove } from './idle.js';
 import { schedLock, schedUnlock } from './lock.js';
 import { mWord, nprocs, pCounters, pWord, type Mem } from './mem.js';
 
@@ -15,8 +15,6 @@ const PRESERVE_W = S_RT_PRESERVE >> 2;
 const NPRESERVE_W = S_RT_NPRESERVE >> 2;
 const HANDOFFS_W = S_RT_HANDOFFS >> 2;
 const RETIRES_W = S_RT_RETIRES >> 2;
-const PIDLE_W = S_PIDLE >> 2;
-const NPIDLE_W = S_NPIDLE >> 2;
 const NMSPINNING_W = S_NMSPINNING >> 2;
 const PLINK = P_LINK >> 2;
 const P_M_W = P_M >> 2;
@@ -31,24 +29,6 @@ function preservePut(m: Mem, p: number): void {
   i32[pWord(p) + PLINK] = i32[PRESERVE_W]; // plain: under sched.lock
   i32[PRESERVE_W] = p + 1;
   Atomics.store(i32, NPRESERVE_W, i32[NPRESERVE_W] + 1); // pairs with the monitor's lock-free load
-}
-
-/** Unlinks P p from the idle list; false when it is not there. Holds sched.lock. */
-function pidleRemove(m: Mem, p: number): boolean {
-  const i32 = m.i32;
-  // plain throughout: under sched.lock
-  let at = PIDLE_W; // the word holding the current entry
-  for (let e = i32[at]; e !== 0; e = i32[at]) {
-    if (e === p + 1) {
-      const w = pWord(p);
-      i32[at] = i32[w + PLINK];
-      i32[w + PLINK] = 0;
-      Atomics.sub(i32, NPIDLE_W, 1); // pairs with lock-free npidle loads (ready, findRunnable)
-      return true;
-    }
-    at = pWord(e - 1) + PLINK;
-  }
-  return false;
 }
 
 /** Moves idle P p to the reserve (start-up). Returns 1, or 0 when p is not on the idle list.
