@@ -4,7 +4,9 @@
 //   node bench/queue.mjs [--quick] [--json FILE]
 //
 // Single-threaded rows (tinybench 6; each sample times a batch of calls, ns/op is the median
-// sample divided by the batch):
+// sample divided by the batch). Each backend's rows run in a worker thread of their own: an
+// application uses one backend, and a call site that has seen both (the same benchmark closure
+// run on each) is polymorphic, which costs the Wasm pair about 4 ns, a third of its time:
 //   runqPut+runqGet        one put and one get on the same P (the ring's hot path)
 //   steal half of 128      runqSteal into an empty P from a victim holding 128 (64 move)
 //   globrunqPut+Get        one G through the global queue (sched.lock twice)
@@ -33,7 +35,9 @@ const BACKENDS = ['wasm', 'js'];
 
 // Control words: [0] go, [1] stop, per worker w at 8 + 8*w: [0] attached, [1] steal calls,
 // [2] successful steals, [3] Gs stolen, [4] owner puts.
-if (!isMainThread) {
+if (!isMainThread && workerData.role === 'single') {
+  parentPort.postMessage(await singleThreaded(workerData.opts, workerData.backend));
+} else if (!isMainThread) {
   const { backend, memory, module, role, p, ctl } = workerData;
   const core = C.attachCore(backend, memory, module, true);
   const c = new Int32Array(ctl);
@@ -118,7 +122,9 @@ async function setup(backend, nprocs) {
   return { memory, module, core };
 }
 
-async function singleThreaded(opts) {
+/** One backend's single-threaded rows, in ns per op. Runs in a worker of its own (see the file
+ *  comment); singleThreadedIn starts it. */
+async function singleThreaded(opts, backend) {
   const { Bench } = await import('tinybench');
   const BATCH = 1000;
   const bench = new Bench({
@@ -131,7 +137,7 @@ async function singleThreaded(opts) {
     'gfGet+gfPut (global stack)',
   ];
   const perOp = new Map(); // task name -> calls per sample
-  for (const backend of BACKENDS) {
+  {
     // runqPut+runqGet: one G in and out of P0's ring.
     {
       const { core } = await setup(backend, 2);
@@ -197,7 +203,22 @@ async function singleThreaded(opts) {
     if (!r || !r.latency) throw new Error(`bench task ${name} has no result (${r?.state ?? 'missing'}): ${r?.error ?? ''}`);
     return (r.latency.p50 * 1e6) / perOp.get(name);
   };
-  return ops.map((op) => ({ op, wasm: ns(`wasm ${op}`), ts: ns(`js ${op}`) }));
+  return ops.map((op) => ({ op, ns: ns(`${backend} ${op}`) }));
+}
+
+/** Both backends' single-threaded rows, each measured in a fresh worker thread. */
+async function singleThreadedRows(opts) {
+  const by = {};
+  for (const backend of BACKENDS) {
+    const w = new Worker(new URL(import.meta.url), { workerData: { role: 'single', backend, opts } });
+    by[backend] = await new Promise((resolve, reject) => {
+      w.once('message', resolve);
+      w.once('error', reject);
+      w.once('exit', (code) => reject(new Error(`the ${backend} benchmark worker exited with code ${code}`)));
+    });
+    await w.terminate();
+  }
+  return by.wasm.map((r, i) => ({ op: r.op, wasm: r.ns, ts: by.js[i].ns }));
 }
 
 async function contended(backend, thieves, ms) {
@@ -250,7 +271,7 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
   console.log(`stealwork bench/queue: node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), ${opts.quick ? 'quick' : 'full'} run, load average ${load()}`);
-  const rows = await singleThreaded(opts);
+  const rows = await singleThreadedRows(opts);
 
   const runs = opts.quick ? 1 : 3;
   const ms = opts.quick ? 300 : 1000;
