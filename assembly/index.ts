@@ -7,7 +7,7 @@ export { gfGet, gfPut } from './gfree';
 export { gSetStatus, gAddr } from './gtable';
 export { runqPut, runqGet, runqSteal, runqEmpty, runqLen } from './runq';
 export { globrunqPut, globrunqPutBatch, globrunqGet } from './globrunq';
-export { ready, findRunnable, stopM, wakep, mPut, mTake, acquireP } from './sched';
+export { ready, newproc, findRunnable, stopM, wakep, mPut, mTake, acquireP } from './sched';
 export { stealWork, stealThreshold, stealOrderAt } from './steal';
 export { heapAlloc, heapFree } from './heap';
 export { pReserve, pRetire, handoff } from './sysmon';

@@ -1,4 +1,4 @@
-// The scheduler proper: findRunnable, spinning, stopM, wakep, ready, acquireP, mTake
+// The scheduler proper: findRunnable, spinning, stopM, wakep, ready, newproc, acquireP, mTake
 // (docs/DESIGN.md, "findRunnable (Go's order)", "Spin, then park" and "Priority classes").
 //
 // Whoever makes work runnable publishes it (tail store, or the global or a class queue under
@@ -11,8 +11,9 @@ import {
   PC_GLOBAL_HITS, PC_HIGH_HITS, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS,
   PC_STEAL_MISSES, PC_WAKEUPS, P_COUNTERS, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS,
   S_MIDLE, S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_HEAD, S_RUNQ_SIZE, GLOBAL_CHECK_TICKS,
-  LOW_CHECK_TICKS, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
+  LOW_CHECK_TICKS, MR_TRACE_BUF, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
 } from './shared/layout';
+import { traceSpawn, traceStart } from './trace';
 import { counterAdd, flags, mAddr, nprocs, pAddr } from './mem';
 import { schedLock, schedUnlock } from './lock';
 import { gAddr, gSetStatus } from './gtable';
@@ -48,15 +49,18 @@ function resetSpinning(mp: usize): void {
 }
 
 /**
- * Starts runnable g on P pp for M mp (findRunnable step 6): a new time slice bumps schedtick,
- * g becomes G_RUNNING, and a spinning M stops spinning. M mp holding P pp only.
+ * Starts runnable g on P p (block pp) for M mp (findRunnable step 6): a new time slice bumps
+ * schedtick, g becomes G_RUNNING, an M that traces records the start, and a spinning M stops
+ * spinning. M mp holding P p only.
  */
-function execute(pp: usize, mp: usize, g: u32, newSlice: bool): void {
+function execute(pp: usize, p: i32, mp: usize, g: u32, newSlice: bool): void {
   if (newSlice) {
     atomic.store<u32>(pp, load<u32>(pp, P_SCHEDTICK) + 1, P_SCHEDTICK); // plain load: owner only; store pairs with the monitor's load
   }
   gSetStatus(g, G_RUNNABLE, G_RUNNING);
   counterAdd(pp + (P_COUNTERS + PC_EXECUTED), 1);
+  let ring = load<u32>(mp, MR_TRACE_BUF); // plain: set before the M started; 0 when tracing is off
+  if (ring != 0) traceStart(mp, ring, p, g);
   if (atomic.load<u32>(mp, M_SPINNING) != 0) resetSpinning(mp); // pairs with the store in wakep/stopM
 }
 
@@ -113,7 +117,7 @@ export function findRunnable(p: i32, m: i32): u32 {
     if (g != 0) counterAdd(pp + (P_COUNTERS + PC_LOW_HITS), 1);
   }
   if (g == 0) return 0;
-  execute(pp, mp, g, newSlice);
+  execute(pp, p, mp, g, newSlice);
   return g;
 }
 
@@ -147,7 +151,7 @@ export function stopM(p: i32, m: i32): i32 {
     schedUnlock();
     runqPutBatchTail(p, g, n);
     counterAdd(pp + (P_COUNTERS + PC_GLOBAL_HITS), 1);
-    execute(pp, mp, g, true);
+    execute(pp, p, mp, g, true);
     return <i32>g;
   }
   // A class G, one only (as in findRunnable): high before low.
@@ -160,7 +164,7 @@ export function stopM(p: i32, m: i32): i32 {
   if (cg != 0) {
     schedUnlock();
     counterAdd(pp + P_COUNTERS + hits, 1);
-    execute(pp, mp, cg, true);
+    execute(pp, p, mp, cg, true);
     return <i32>cg;
   }
   // Release p and park m in one critical section: an idle P always has an idle M.
@@ -259,6 +263,18 @@ export function mTake(): i32 {
   let m = mGet();
   schedUnlock();
   return m;
+}
+
+/**
+ * Go's newproc for a G the runtime has prepared: G parent, running on M m with P p, spawned g,
+ * which goes into p's runnext (ready with `next`); an M that traces records the spawn.
+ * M m holding P p only.
+ */
+export function newproc(p: i32, m: i32, g: u32, parent: u32): void {
+  let mp = mAddr(m);
+  let ring = load<u32>(mp, MR_TRACE_BUF); // plain: set before the M started; 0 when tracing is off
+  if (ring != 0) traceSpawn(mp, ring, g, parent);
+  ready(p, g, 1);
 }
 
 /**

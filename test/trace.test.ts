@@ -6,7 +6,8 @@ import { Scheduler } from '../dist/bindings/index.js';
 import {
   EV_PARK, EV_STEAL, EV_UNPARK, TraceWriter, allocTraceRings, exportTrace, traceClock,
 } from '../dist/bindings/runtime/trace.js';
-import { GDIR, HEADER, H_MBASE, M_SIZE } from '../dist/assembly/shared/layout.js';
+import { GDIR, G_FN, G_SIZE, HEADER, H_MBASE, M_SIZE, MR_TRACE_BUF } from '../dist/assembly/shared/layout.js';
+import { traceSpawn, traceStart } from '../dist/bindings/core/ts/trace.js';
 
 const tasks = new URL('../examples/tasks.mjs', import.meta.url);
 
@@ -127,17 +128,25 @@ describe('trace ring format', () => {
     allocTraceRings(views as any, { heapAlloc: (n: number) => { const a = brk; brk += n; return a; } }, 2, cap);
     const chunk = brk;
     views.u32[GDIR >>> 2] = chunk;
-    return { views, writer: new TraceWriter(views as any, mbase + M_SIZE), chunk };
+    // M1's events as the core writes them (here its TypeScript twin), into the writer's ring.
+    const mAddr = mbase + M_SIZE;
+    const buf = views.u32[(mAddr + MR_TRACE_BUF) >>> 2];
+    const core = {
+      start(g: number, p: number) { traceStart(views as any, mAddr >>> 2, buf, p, g); },
+      spawn(g: number, parent: number) { traceSpawn(views as any, mAddr >>> 2, buf, g, parent); },
+    };
+    return { views, writer: new TraceWriter(views as any, mAddr), chunk, core };
   }
 
   it('spreads untimed events evenly between the clock reads around them', () => {
-    const { views, writer, chunk } = ring(1 << 12);
+    const { views, writer, chunk, core } = ring(1 << 12);
     const t0 = traceClock();
     writer.emit(t0, EV_PARK, 0, 0, 0);
     const t1 = traceClock();
     writer.emit(t1, EV_UNPARK, 0, 0, 0);
-    writer.startFn(5, 0, 1); // G 5 runs task 1 on P0
-    for (let i = 0; i < 1000; i++) writer.spawn(100 + i, 5); // fast: most of them untimed
+    views.u32[(chunk + 5 * G_SIZE + G_FN) >>> 2] = 1;
+    core.start(5, 0); // G 5 runs task 1 on P0
+    for (let i = 0; i < 1000; i++) { core.spawn(100 + i, 5); writer.tick(); } // fast: most of them untimed
     const t2 = traceClock() + 1;
     writer.emit(t2, EV_STEAL, 2, (0 << 16) | 2, 7); // P0 took 7 Gs from P1, whose M is M1
     const ev = exportTrace(views as any, 2, ['a', 'b']).traceEvents as Array<Record<string, any>>;
@@ -161,9 +170,37 @@ describe('trace ring format', () => {
     expectOrdered(ev);
   });
 
+  it('puts a steal before the start of the G it found, which the core wrote first', () => {
+    const { views, writer, chunk, core } = ring(1 << 12);
+    views.u32[(chunk + 5 * G_SIZE + G_FN) >>> 2] = 0;
+    views.u32[(chunk + 7 * G_SIZE + G_FN) >>> 2] = 1;
+    core.start(5, 0);
+    writer.tick();
+    // findRunnable stole 3 Gs from P1 (whose M is M1 here) and started G 7 of them; the runtime
+    // sees the steal after the call, with G 7's start already in the ring.
+    core.start(7, 0);
+    const t = traceClock();
+    writer.hold();
+    writer.emit(t, EV_STEAL, 2, (0 << 16) | 2, 3);
+    writer.release();
+    writer.tick();
+    writer.emit(traceClock() + 1, EV_PARK, 0, 0, 0);
+    const ev = exportTrace(views as any, 2, ['a', 'b']).traceEvents as Array<Record<string, any>>;
+    const slices = ev.filter((e) => e.cat === 'task' && e.ph === 'X');
+    expect(slices.map((e) => e.args.g)).toEqual([5, 7]);
+    const steal = ev.find((e) => e.name === 'steal' && e.ph === 'i')!;
+    expect(steal.args).toEqual({ thiefP: 0, victimP: 1, count: 3, victimM: 1 });
+    // G 5's slice ends at the steal; G 7's starts after it, and the arrow ends on G 7.
+    expect(slices[0].ts + slices[0].dur).toBeCloseTo(steal.ts, 3);
+    expect(slices[1].ts).toBeGreaterThanOrEqual(steal.ts);
+    const f = ev.find((e) => e.ph === 'f')!;
+    expect(f.ts).toBe(slices[1].ts);
+    expectOrdered(ev);
+  });
+
   it('keeps the newest events of a wrapped ring, dated', () => {
-    const { views, writer } = ring(16);
-    for (let i = 1; i <= 500; i++) writer.spawn(i, 0);
+    const { views, writer, core } = ring(16);
+    for (let i = 1; i <= 500; i++) { core.spawn(i, 0); writer.tick(); }
     writer.emit(traceClock(), EV_PARK, 0, 0, 0);
     const ev = exportTrace(views as any, 2, []).traceEvents as Array<Record<string, any>>;
     const spawns = ev.filter((e) => e.name === 'spawn');

@@ -24,7 +24,7 @@ export const PAGE = 65536;
 
 // Identity of the layout, checked by every thread that attaches.
 export const MAGIC = 0x4b525753; // 'SWRK' little-endian
-export const LAYOUT_VERSION = 1;
+export const LAYOUT_VERSION = 2;
 
 // The Wasm module's own static data must end below this address; the core checks
 // __heap_base against it at init. Instantiation rewrites static data (see DESIGN.md,
@@ -222,7 +222,8 @@ export const P_SIZE = 6 * LINE + RUNQ_SIZE * 4; // 1792
 //
 //   line A (+0)   park: the futex word (0 asleep or running, 1 notified); nextp; spinning; link
 //   line B (+128) inbox: Treiber stack of finished G ids for this M (pushed by any thread)
-//   line C (+256) the runtime's per-M words (curg, state, counters), not touched by the core
+//   line C (+256) the runtime's per-M words (curg, state, counters); the core touches only the
+//                 trace ring's words, on the owner's thread (its execute records task starts)
 export const M_PARK = 0;
 export const M_NEXTP = 4; // P index + 1 handed over by wakep/startm, 0 none
 export const M_SPINNING = 8; // 1 while counted in nmspinning
@@ -238,7 +239,8 @@ export const MR_ASYNC = M_RT + 20; // u32: async tasks pinned to this M, awaitin
 export const MR_BUSY_NS = M_RT + 24; // f64: time spent running tasks (ms, fractional)
 export const MR_TRACE_BUF = M_RT + 32; // u32: address of this M's trace ring (0: tracing off)
 export const MR_TRACE_CAP = M_RT + 36; // u32: events the ring holds at least (a power of two; bindings/runtime/trace.ts packs them in 8-byte slots)
-export const MR_TRACE_POS = M_RT + 40; // u32: slots written so far (the owner publishes it with each time slot; readers load)
+export const MR_TRACE_POS = M_RT + 40; // u32: slots written so far (owner only: the runtime's writer and the core's execute, both on the owner's thread)
+export const MR_TRACE_PUB = M_RT + 44; // u32: slots published (the owner stores it with each time slot; readers load)
 export const MR_IDLE_MS = M_RT + 48; // f64: time this M spent parked (owner only)
 export const MR_YIELDS = M_RT + 56; // f64: turns this M gave its event loop while holding a P (owner only)
 export const MR_HIST = M_RT + 64; // u32: address of this M's latency histograms (bindings/runtime/latency.ts)
@@ -246,6 +248,17 @@ export const MR_T0 = M_RT + 72; // f64: when this M started (ms since the epoch)
 export const MR_STATE = M_RT + 80; // u32: what this M is doing now (MS_* in bindings/runtime/m.ts), for diagnosis
 
 export const M_SIZE = 3 * LINE;
+
+// The event trace's ring (bindings/runtime/trace.ts has the format and the rest of the events):
+// a block whose first 8 bytes hold the base time, then slots from the next LINE boundary, two
+// per event of capacity. The core writes task starts and spawns, where they happen (execute,
+// newproc).
+export const TR_HEAD = 8; // bytes before the slots' LINE boundary (the base time, f64)
+export const TR_SLOT = 8; // bytes per slot: two u32 words, the first's low 4 bits its tag
+export const TR_SLOTS_PER_EVENT = 2; // a ring for cap events has cap * 2 slots
+export const TR_EV_START = 1; // [TR_EV_START | g << 4, (fn & TR_FN_MASK) | P << 24]
+export const TR_EV_SPAWN = 2; // [TR_EV_SPAWN | g << 4, parent g]
+export const TR_FN_MASK = 0xffffff; // a start keeps the task id's low 24 bits (P takes the top 8)
 
 // Bits of M_PARK. The core's wakep stores PARK_P; the runtime ORs in the others. A sleeping M
 // swaps the word to 0 and acts on every bit it saw, so no bit is lost (DESIGN.md "Inboxes").

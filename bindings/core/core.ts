@@ -63,6 +63,9 @@ export interface Core {
    *  global queue; a high or low G: its class queue (DESIGN.md "Priority classes"). Then
    *  wakep() if needed. */
   ready(p: number, g: number, next: number): void;
+  /** M m holding P p only. Go's newproc: G parent spawned g, which goes into p's runnext
+   *  (ready(p, g, 1)); an M that traces records the spawn in its event ring. */
+  newproc(p: number, m: number, g: number, parent: number): void;
   /** M m holding P p only. Go's findRunnable without the blocking part, with the class queues:
    *  returns a G already marked G_RUNNING, or 0 (m may have become spinning; call stopM next). */
   findRunnable(p: number, m: number): number;

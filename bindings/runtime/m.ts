@@ -98,9 +98,10 @@ export class M implements TaskOwner, ContextHost {
   private readonly kids: Array<Task<unknown> | null> = [];
   private kidsTop = 0;
   private running: TaskContext | null = null;
-  /** The P whose overflow count the trace last looked at, and that count (traceOverflows). */
-  private overflowsP = -1;
+  /** The P's overflow and steal counts at the trace's last look (traceFound; traceSeen takes
+   *  them afresh whenever this M gets a P). */
   private overflowsSeen = 0;
+  private stealsSeen = 0;
   /** The event trace of this M, when tracing is on. */
   private readonly trace: TraceWriter | null;
   /** Address of P0's block (read once from the header). */
@@ -137,6 +138,7 @@ export class M implements TaskOwner, ContextHost {
       this.spawned = this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3];
       this.finished = this.views.f64[(this.mAddr + MR_FINISHED) >>> 3];
       this.p = cfg.restart.resumeP;
+      if (this.trace !== null && this.p >= 0) this.traceSeen();
     }
   }
 
@@ -149,7 +151,8 @@ export class M implements TaskOwner, ContextHost {
     this.lastYield = now();
     for (;;) {
       if (this.p < 0) {
-        await this.sleep();
+        const woken = this.sleep();
+        if (woken !== null) await woken;
         if (this.stopping) { this.state(MS_EXITED); return; }
         continue;
       }
@@ -177,9 +180,8 @@ export class M implements TaskOwner, ContextHost {
     for (;;) {
       if ((this.waiters.size !== 0 || this.restarted) && Atomics.load(this.views.i32, this.inboxIdx) !== 0) this.drainInbox();
       const tr = this.trace;
-      if (tr !== null) this.traceOverflows(tr);
-      const steals = tr !== null ? this.stealOps() : 0;
       let g = core.findRunnable(this.p, m);
+      if (tr !== null) this.traceFound(tr, g);
       if (g === 0) {
         const s = core.stopM(this.p, m);
         if (s === Stop.Sleep) {
@@ -187,10 +189,14 @@ export class M implements TaskOwner, ContextHost {
           this.p = -1;
           return Next.Sleep;
         }
-        if (s === Stop.Retry) { this.p = core.acquireP(m); continue; }
+        if (s === Stop.Retry) {
+          this.p = core.acquireP(m);
+          if (tr !== null) this.traceSeen();
+          continue;
+        }
         g = s;
+        if (tr !== null) this.traceFound(tr, g); // stopM's recheck may have stolen
       }
-      if (tr !== null) this.traceStart(tr, g, steals);
       this.execute(g);
       if ((++n & 63) === 0 && Atomics.load(this.views.i32, S_RT_SHARES >>> 2) !== this.sharesSeen) return Next.Macrotask;
       if (this.asyncPending !== 0) {
@@ -204,32 +210,76 @@ export class M implements TaskOwner, ContextHost {
    * Sleeps on M_PARK until a P is handed over (PARK_P), finished Gs arrive for this M's
    * waiters (PARK_INBOX), or the scheduler stops. The ladder: poll, short timed waits, then
    * Atomics.wait; with async tasks pending, Atomics.waitAsync so their I/O still completes.
+   * Returns null when it slept and woke synchronously, the common case (nothing async on this
+   * M), so a woken M goes straight back to schedule() without a turn through promises: on an
+   * idle machine every step of a wake-up runs on cold caches (DESIGN.md "Waking an idle
+   * scheduler"). Otherwise returns a promise of the rest of the sleep.
    */
-  private async sleep(): Promise<void> {
+  private sleep(): Promise<void> | null {
     const t0 = now();
-    try {
-      await this.sleepUntilWoken();
-    } finally {
+    if (this.sleepSync()) {
       this.views.f64[(this.mAddr + MR_IDLE_MS) >>> 3] += now() - t0; // owner only
+      return null;
+    }
+    return this.sleepAsync().finally(() => {
+      this.views.f64[(this.mAddr + MR_IDLE_MS) >>> 3] += now() - t0;
+    });
+  }
+
+  /**
+   * The ladder without the event loop: true when woken (holding a P, or stopping); false as soon
+   * as the sleep needs the event loop (async tasks or waiters pending on this M, or a shared
+   * buffer to receive), with the park word's bits left for sleepAsync.
+   */
+  private sleepSync(): boolean {
+    const i32 = this.views.i32;
+    const idx = this.parkIdx;
+    let spins = 0;
+    let yields = 0;
+    for (;;) {
+      if (this.asyncPending !== 0 || this.waiters.size !== 0) return false;
+      const x = Atomics.exchange(i32, idx, 0); // pairs with wakep's store and pushInbox's or
+      if ((x & PARK_MSG) !== 0) {
+        Atomics.or(i32, idx, x); // sleepAsync takes them (no notify needed: it looks first)
+        return false;
+      }
+      if (this.woke(x)) return true;
+      this.state(MS_SLEEP);
+      if (spins < this.cfg.spinLimit) { spins++; continue; }
+      if (yields < this.cfg.yieldLimit) { yields++; Atomics.wait(i32, idx, 0, 0.001); continue; }
+      Atomics.wait(i32, idx, 0, PARK_TIMEOUT_MS); // woken by wakep (notify) or pushInbox
     }
   }
 
-  private async sleepUntilWoken(): Promise<void> {
+  /** The park word's bits x (PARK_MSG aside) after a sleep: true when the sleep is over. */
+  private woke(x: number): boolean {
+    if (Atomics.load(this.views.i32, S_RT_STOP >>> 2) !== 0) { this.stopping = true; return true; }
+    if (Atomics.load(this.views.i32, this.inboxIdx) !== 0) this.drainInbox();
+    if ((x & PARK_P) === 0) return false;
+    this.p = this.core.acquireP(this.mid);
+    this.lastYield = now();
+    if (this.trace !== null) {
+      this.traceSeen();
+      this.trace.emit(traceClock(), EV_UNPARK, 0, this.p, 0);
+    }
+    return true;
+  }
+
+  /** sleepSync's ladder for when the event loop must turn: shared buffers to receive, or async
+   *  tasks and waiters pending (Atomics.waitAsync). */
+  private async sleepAsync(): Promise<void> {
     const i32 = this.views.i32;
     const idx = this.parkIdx;
     let spins = 0;
     let yields = 0;
     for (;;) {
       const x = Atomics.exchange(i32, idx, 0); // pairs with wakep's store and pushInbox's or
-      if (Atomics.load(i32, S_RT_STOP >>> 2) !== 0) { this.stopping = true; return; }
-      if (Atomics.load(i32, this.inboxIdx) !== 0) this.drainInbox();
-      if (x & PARK_MSG) await this.receiveShares();
-      if (x & PARK_P) {
-        this.p = this.core.acquireP(this.mid);
-        this.lastYield = now();
-        if (this.trace !== null) this.trace.emit(traceClock(), EV_UNPARK, 0, this.p, 0);
-        return;
+      if ((x & PARK_MSG) !== 0) {
+        // Stop and inbox first, as woke() does, then the buffers, then the P.
+        if (Atomics.load(i32, S_RT_STOP >>> 2) !== 0) { this.stopping = true; return; }
+        await this.receiveShares();
       }
+      if (this.woke(x)) return;
       if (this.asyncPending !== 0 || this.waiters.size !== 0) {
         this.state(MS_SLEEP_ASYNC);
         const w = Atomics.waitAsync(i32, idx, 0, PARK_TIMEOUT_MS);
@@ -258,7 +308,6 @@ export class M implements TaskOwner, ContextHost {
     const a = gs.addr(g);
     const fnId = gs.fn(a);
     const fn = this.fns[fnId];
-    if (this.trace !== null) this.trace.startFn(g, this.p, fnId); // the id in hand: no second lookup
     const argc = gs.argc(a);
     const flags = gs.flags(a);
     const ctx = new TaskContext(this, g, flags >>> G_TOKEN_SHIFT, flags & PRIO_MASK);
@@ -341,29 +390,40 @@ export class M implements TaskOwner, ContextHost {
     else this.views.u32[a >>> 2] = to; // G_STATUS (offset 0): plain, published by the queue or join atomics that follow
   }
 
-  /** This P's successful steal count (a trace compares it around findRunnable). */
-  private stealOps(): number {
-    return this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_STEAL_OPS) >>> 3];
+  /**
+   * Records the ring overflows the last task's spawns caused on this P (each moved half of the
+   * ring to the global queue) and the steal findRunnable just made, if any, and reads the clock
+   * when the task starts the core recorded are due one. Called after every findRunnable (before
+   * this M can give the P up), so it stays short: two loads of the owner's own counters,
+   * compared with their values at the last look, and the ring's count; the rare work is
+   * traceCounters'.
+   */
+  private traceFound(tr: TraceWriter, g: number): void {
+    const c = (this.pBase + this.p * P_SIZE + P_COUNTERS) >>> 3;
+    const f64 = this.views.f64;
+    if (f64[c + (PC_OVERFLOWS >>> 3)] !== this.overflowsSeen || f64[c + (PC_STEAL_OPS >>> 3)] !== this.stealsSeen) this.traceCounters(tr, g);
+    tr.tick();
   }
 
-  /** Records the steal that found g if findRunnable stole (timed). */
-  private traceStart(tr: TraceWriter, g: number, steals: number): void {
-    // Small here: this is inlined into schedule()'s loop; steals and overflows are rare. The
-    // start itself is recorded by execute, which has the task id in hand.
-    if (this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_STEAL_OPS) >>> 3] !== steals) tr.emitSteal(this.p, this.pBase);
-  }
-
-  /** Records the ring overflows the last task's spawns caused on this P (each moved half the
-   *  ring to the global queue), once per look, dated now. Called before findRunnable, so before
-   *  this M can give the P up. */
-  private traceOverflows(tr: TraceWriter): void {
-    const ov = this.views.f64[(this.pBase + this.p * P_SIZE + P_COUNTERS + PC_OVERFLOWS) >>> 3]; // the owner's own counter
-    if (this.p === this.overflowsP) {
-      if (ov !== this.overflowsSeen) tr.emit(traceClock(), EV_OVERFLOW, 0, this.p, ov - this.overflowsSeen);
-    } else {
-      this.overflowsP = this.p; // a new P: count from here
-    }
+  /** traceFound saw a counter move: the overflows dated now, then the steal (timed), both
+   *  before the start of g (0: none) the core just wrote. */
+  private traceCounters(tr: TraceWriter, g: number): void {
+    const c = (this.pBase + this.p * P_SIZE + P_COUNTERS) >>> 3;
+    const ov = this.views.f64[c + (PC_OVERFLOWS >>> 3)];
+    const st = this.views.f64[c + (PC_STEAL_OPS >>> 3)];
+    if (g !== 0) tr.hold();
+    if (ov !== this.overflowsSeen) tr.emit(traceClock(), EV_OVERFLOW, 0, this.p, ov - this.overflowsSeen);
+    if (st !== this.stealsSeen) tr.emitSteal(this.p, this.pBase);
+    if (g !== 0) tr.release();
     this.overflowsSeen = ov;
+    this.stealsSeen = st;
+  }
+
+  /** This M got a P: the trace compares that P's counters from here. */
+  private traceSeen(): void {
+    const c = (this.pBase + this.p * P_SIZE + P_COUNTERS) >>> 3;
+    this.overflowsSeen = this.views.f64[c + (PC_OVERFLOWS >>> 3)];
+    this.stealsSeen = this.views.f64[c + (PC_STEAL_OPS >>> 3)];
   }
 
   /** An async task settled: finish it (or start its join). Runs on this M, P or not. */
@@ -541,12 +601,12 @@ export class M implements TaskOwner, ContextHost {
     if (prio !== 0) this.views.u32[(a + G_PRIO) >>> 2] = prio;
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
     const t = new Task(this, g, this.gs.gen(a), name);
-    if (this.trace !== null) this.trace.spawn(g, ctx.g);
     if (ctx === this.running) this.kids[this.kidsTop++] = t;
     else if (ctx.children === null) ctx.children = [t];
     else ctx.children.push(t);
     this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
-    core.ready(this.p, g, 1);
+    core.newproc(this.p, this.mid, g, ctx.g); // records the spawn when tracing
+    if (this.trace !== null) this.trace.tick(); // a task that spawns thousands still dates them
     return t;
   }
 

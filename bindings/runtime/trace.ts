@@ -6,8 +6,8 @@
 //
 // A slot is two u32 words; the low 4 bits of the first are its tag:
 //
-//   start    [EV_START | g << 4,  fn | P << 24]
-//   spawn    [EV_SPAWN | g << 4,  parent g]
+//   start    [EV_START | g << 4,  fn | P << 24]  written by the core's execute (assembly/trace.ts)
+//   spawn    [EV_SPAWN | g << 4,  parent g]      written by the core's newproc
 //   3 to 7   [kind | g << 4,      a]          followed by an arg slot if b is not 0, then a
 //                                             time slot
 //   arg      [TAG_ARG,            b]          the b of the event before it (a steal's count)
@@ -18,29 +18,31 @@
 // The ring's block starts with the base time (f64, ms since the epoch); the slots start at the
 // next cache line, and a line of padding follows them, so no other thread's data shares a line
 // with them. A ring for `cap` events has 2 * cap slots: an untimed event takes one, a timed one
-// two, a steal three (and a start follows each steal).
+// two, a steal three (and a start follows each steal). The layout (TR_*) is shared with the core,
+// which writes the task starts where it decides them, into the same ring on the same thread.
 //
 // Task starts and spawns carry no time: the export spreads each run of them evenly between the
 // time slots around it (see TraceWriter). A task's slice ends at its M's next start, steal or
 // park (spawns, overflows and settles happen inside it). The main thread's monitor keeps its own
 // list (lent and retired spare Ps, replaced threads), exported as track 0.
 //
-// MR_TRACE_POS counts the slots written; the writer publishes it with each time slot, so a
-// reader sees the events up to the last clock read (all of them once the work is done: every M
-// writes a time slot when it parks).
+// MR_TRACE_POS counts the slots written (plain: the M's own word, bumped by this writer and by
+// the core); MR_TRACE_PUB publishes it with each time slot, so a reader sees the events up to
+// the last clock read (all of them once the work is done: every M writes a time slot when it
+// parks).
 //
 // Cost, per fine-grained event: two word stores, and one clock read per run of events spanning
-// 16 us or more. fibc(27) on 2 Ps (about 1.7 events per task, a task every 0.2 us on each P)
-// runs about 12% slower with tracing (bench/trace-cost.mjs; noisy: 12 to 16% across runs).
+// 16 us or more; a task start costs no JS at all. bench/trace-cost.mjs measures the whole on
+// fibc(27) on 2 Ps (about 1.7 events per task, a task every 0.2 us on each P).
 
 import {
-  HEADER, H_MBASE, LINE, M_SIZE, MR_TRACE_BUF,
-  MR_TRACE_CAP, MR_TRACE_POS, P_M, P_SIZE, P_STEAL_N, P_STEAL_VICTIM,
+  HEADER, H_MBASE, LINE, M_SIZE, MR_TRACE_BUF, MR_TRACE_CAP, MR_TRACE_POS, MR_TRACE_PUB, P_M,
+  P_SIZE, P_STEAL_N, P_STEAL_VICTIM, TR_EV_SPAWN, TR_EV_START, TR_FN_MASK, TR_HEAD, TR_SLOT, TR_SLOTS_PER_EVENT,
 } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
 
-export const EV_START = 1; // g started (a = P, b = task id)
-export const EV_SPAWN = 2; // g spawned (a = parent g)
+export const EV_START = TR_EV_START; // g started (a = P, b = task id): written by the core
+export const EV_SPAWN = TR_EV_SPAWN; // g spawned (a = parent g): written by the core
 export const EV_STEAL = 3; // this M's P took b Gs from P a-1's ring (g = victim's M + 1)
 export const EV_PARK = 4; // this M dropped its P (a = P) and went to sleep
 export const EV_UNPARK = 5; // this M woke holding P a
@@ -54,11 +56,11 @@ export interface MonitorEvent { t: number; name: 'handoff' | 'retire' | 'restart
 
 const TAG_ARG = 14;
 const TAG_TIME = 15;
-/** Bytes per slot; slots per event of capacity (see the file comment). */
-const SLOT = 8;
-const SLOTS_PER_EVENT = 2;
-/** A start's task id is kept to its low 24 bits (the P takes the top 8: MAX_PROCS is 256). */
-const FN_MASK = 0xffffff;
+/** Bytes per slot; slots per event of capacity; a start's task id is kept to its low 24 bits
+ *  (the P takes the top 8: MAX_PROCS is 256). See the file comment. */
+const SLOT = TR_SLOT;
+const SLOTS_PER_EVENT = TR_SLOTS_PER_EVENT;
+const FN_MASK = TR_FN_MASK;
 const TWO_32 = 4294967296;
 /** The slot count drops by this much (a multiple of any ring's size) before it leaves V8's small
  *  integers (2^30). */
@@ -66,7 +68,7 @@ const POS_WRAP = 1 << 29;
 
 /** Byte address of slot 0 of the ring whose block is at buf (see the file comment). */
 function ringSlots(buf: number): number {
-  return (buf + 8 + LINE - 1) & -LINE;
+  return (buf + TR_HEAD + LINE - 1) & -LINE;
 }
 
 /** Clock for trace events: ms since the epoch, comparable across threads. */
@@ -84,42 +86,47 @@ const FINE_US = 16;
 const COARSE_US = 128;
 
 /**
- * Writes one M's events. Owner M only.
+ * Writes one M's events beside the core, which writes the task starts and spawns into the same
+ * ring on the same thread (assembly/trace.ts). Owner M only.
  *
  * A clock read costs more than ten events' stores (40 ns in a loop, more between tasks), so task
- * starts and spawns are written untimed, and a time slot follows every `every`-th slot and every
- * timed event (a steal, a park). `every`, a power of two, adapts to the span of the events
- * between two reads: it doubles (up to CLOCK_EVERY_MAX) while that span is under FINE_US
- * microseconds and drops by 4x (to 1) while it is over COARSE_US. So fine-grained work is placed
- * to within a run of 16 to 32 us at one clock read per run (well under 1% of the work), and tasks
- * of 16 us or more get exact start times. A task much longer than its neighbours in one run
- * between reads is drawn as long as they are: the run's time is spread evenly.
+ * starts and spawns are untimed, and a time slot follows every timed event (a steal, a park)
+ * and, once `every` slots have been written since the last one, the next look between two tasks
+ * or after a spawn (`tick`). `every`, a power of two, adapts to the span of the events between
+ * two reads: it doubles (up to CLOCK_EVERY_MAX) while that span is under FINE_US microseconds
+ * and drops by 4x (to 1) while it is over COARSE_US. So fine-grained work is placed to within a
+ * run of 16 to 32 us at one clock read per run (well under 1% of the work), and tasks of 16 us
+ * or more get exact start times. A task much longer than its neighbours in one run between reads
+ * is drawn as long as they are: the run's time is spread evenly.
  *
- * `start` and `spawn` are inlined into the scheduler's hottest paths, so they stay short: two
- * word stores, one increment and one test, leaving the rare work (clock reads, publishing the
- * slot count, steals) to methods of their own.
+ * The slot count lives in the M's block (MR_TRACE_POS), where the core bumps it too. `tick` is
+ * inlined into the scheduler's hottest paths, so it stays short, leaving the rare work (clock
+ * reads, publishing the count, steals) to methods of their own.
  */
 export class TraceWriter {
   private readonly views: Views;
-  /** The views' arrays when the writer was made: the ring and the P blocks it touches were
-   *  allocated before, so a later growth of the memory never moves them out of these views. */
+  /** The views' arrays when the writer was made: the ring and the M and P blocks it touches
+   *  were allocated before, so a later growth of the memory never moves them out of these. */
   private readonly u32: Uint32Array;
   private readonly f64: Float64Array;
   /** Word index of slot 0; slots - 1. */
   private readonly base: number;
   private readonly mask: number;
+  /** Word indexes of MR_TRACE_POS (slots written) and MR_TRACE_PUB (slots published). */
   private readonly posIdx: number;
+  private readonly pubIdx: number;
   private readonly maxEvery: number;
   /** The ring's base time (ms since the epoch). */
   private readonly t0: number;
-  /** Slots written so far (less POS_WRAP now and then: see stamp). */
-  private pos: number;
   private readonly slots: number;
   private lastTime: number;
-  /** Read the clock when the slot count reaches a multiple of `every` (a power of two, adapted
-   *  by `readClock`); everyMask = every - 1. */
+  /** Read the clock when the slot count reaches this (the count at the last read + `every`, a
+   *  power of two adapted by `readClock`). */
+  private nextClock = 0;
   private every = 1;
-  private everyMask = 0;
+  /** The slot `hold` took off the ring. */
+  private held0 = 0;
+  private held1 = 0;
 
   constructor(views: Views, mAddr: number) {
     const buf = views.u32[(mAddr + MR_TRACE_BUF) >>> 2];
@@ -132,31 +139,38 @@ export class TraceWriter {
     this.mask = slots - 1;
     this.slots = slots;
     this.posIdx = (mAddr + MR_TRACE_POS) >>> 2;
+    this.pubIdx = (mAddr + MR_TRACE_PUB) >>> 2;
     this.maxEvery = Math.max(1, Math.min(CLOCK_EVERY_MAX, slots >>> 2));
-    this.pos = this.u32[this.posIdx];
     this.lastTime = traceClock();
     // A worker that replaces a crashed one continues its M's ring, and its base time.
-    if (this.pos === 0) this.f64[buf >>> 3] = this.lastTime;
+    if (this.u32[this.posIdx] === 0) this.f64[buf >>> 3] = this.lastTime;
     this.t0 = this.f64[buf >>> 3];
     this.stamp(this.lastTime); // the time the first untimed events start from
   }
 
-  /** G g, of task id fn, starts on P p (untimed). */
-  startFn(g: number, p: number, fn: number): void {
-    const u = this.u32;
-    const w = this.base + ((this.pos & this.mask) << 1);
-    u[w] = EV_START | (g << 4);
-    u[w + 1] = (fn & FN_MASK) | (p << 24);
-    if ((++this.pos & this.everyMask) === 0) this.readClock();
+  /** A look between two tasks, or after a spawn: reads the clock if the events the core wrote
+   *  (task starts, spawns) have brought the slot count to the next read. */
+  tick(): void {
+    if (this.u32[this.posIdx] >= this.nextClock) this.readClock();
   }
 
-  /** G g was spawned by G parent (untimed). */
-  spawn(g: number, parent: number): void {
+  /**
+   * Takes the last slot (a task start the core just wrote) off the ring until `release`, so
+   * events that happened before that start (the steal that found it, the previous task's ring
+   * overflows) can be written first. Rare: a steal or an overflow.
+   */
+  hold(): void {
     const u = this.u32;
-    const w = this.base + ((this.pos & this.mask) << 1);
-    u[w] = EV_SPAWN | (g << 4);
-    u[w + 1] = parent;
-    if ((++this.pos & this.everyMask) === 0) this.readClock();
+    const pos = u[this.posIdx] - 1;
+    const w = this.base + ((pos & this.mask) << 1);
+    this.held0 = u[w];
+    this.held1 = u[w + 1];
+    u[this.posIdx] = pos;
+  }
+
+  /** Puts the slot `hold` took back, after what was written meanwhile. */
+  release(): void {
+    this.put(this.held0, this.held1);
   }
 
   /** An event (kind 3 to 7) at a clock time read by the caller. */
@@ -178,20 +192,21 @@ export class TraceWriter {
   }
 
   private put(w0: number, w1: number): void {
-    const w = this.base + ((this.pos & this.mask) << 1);
-    this.u32[w] = w0;
-    this.u32[w + 1] = w1;
-    this.pos++;
+    const u = this.u32;
+    const pos = u[this.posIdx];
+    const w = this.base + ((pos & this.mask) << 1);
+    u[w] = w0;
+    u[w + 1] = w1;
+    u[this.posIdx] = pos + 1;
   }
 
-  /** The slot count reached a multiple of `every`: reads the clock, adapts `every` and writes
-   *  the time slot. */
+  /** The slot count reached the next read: reads the clock, adapts `every` and writes the time
+   *  slot. */
   private readClock(): void {
     const now = traceClock();
     const us = (now - this.lastTime) * 1000;
     if (us < FINE_US) { if (this.every < this.maxEvery) this.every <<= 1; }
     else if (us > COARSE_US) this.every = this.every > 4 ? this.every >> 2 : 1; // a GC pause does not undo it all
-    this.everyMask = this.every - 1;
     this.stamp(now);
   }
 
@@ -207,11 +222,15 @@ export class TraceWriter {
     this.put(TAG_TIME | (hi << 4), ns - hi * TWO_32);
     // Keep the count a small integer for the JIT: dropping a multiple of the ring's size moves
     // no slot, and the count stays at least a full ring, so a reader still reads the whole ring.
-    if (this.pos >= POS_WRAP + this.slots) this.pos -= POS_WRAP;
-    Atomics.store(this.u32, this.posIdx, this.pos);
+    let pos = this.u32[this.posIdx];
+    if (pos >= POS_WRAP + this.slots) {
+      pos -= POS_WRAP;
+      this.u32[this.posIdx] = pos;
+    }
+    this.nextClock = pos + this.every;
+    Atomics.store(this.u32, this.pubIdx, pos);
     this.lastTime = now;
   }
-
 }
 
 /** Allocates a ring for at least `cap` events (a power of two) for each of `nms` Ms. Main
@@ -226,6 +245,7 @@ export function allocTraceRings(views: Views, heap: { heapAlloc(n: number): numb
     views.u32[(b + MR_TRACE_BUF) >>> 2] = buf;
     views.u32[(b + MR_TRACE_CAP) >>> 2] = cap;
     views.u32[(b + MR_TRACE_POS) >>> 2] = 0;
+    views.u32[(b + MR_TRACE_PUB) >>> 2] = 0;
   }
 }
 
@@ -235,7 +255,7 @@ interface TraceEvent { t: number; kind: number; g: number; a: number; b: number 
 function readRing(views: Views, mAddr: number): TraceEvent[] {
   const buf = views.u32[(mAddr + MR_TRACE_BUF) >>> 2];
   const slots = views.u32[(mAddr + MR_TRACE_CAP) >>> 2] * SLOTS_PER_EVENT;
-  const pos = Atomics.load(views.u32, (mAddr + MR_TRACE_POS) >>> 2);
+  const pos = Atomics.load(views.u32, (mAddr + MR_TRACE_PUB) >>> 2);
   const list: TraceEvent[] = [];
   if (buf === 0) return list;
   const u32 = views.u32;

@@ -13,9 +13,10 @@
 //   globrunq.ts the global run queue
 //   steal.ts    victim order, steal threshold, stealWork
 //   idle.ts     the idle-P and idle-M lists
-//   sched.ts    ready, findRunnable, stopM, wakep, acquireP, mTake
+//   sched.ts    ready, newproc, findRunnable, stopM, wakep, acquireP, mTake
 //   classq.ts   the high and low class queues
 //   sysmon.ts   the spare-P reserve and the monitor's handoff
+//   trace.ts    task starts and spawns into the tracing M's event ring
 //   init.ts     laying the layout down
 
 import type { Core } from '../core.js';
@@ -26,7 +27,7 @@ import { heapAlloc, heapFree } from './heap.js';
 import { init } from './init.js';
 import { Mem } from './mem.js';
 import { runqEmpty, runqGet, runqLen, runqPut, runqSteal } from './runq.js';
-import { acquireP, findRunnable, mPut, mTake, ready, stopM, wakep } from './sched.js';
+import { acquireP, findRunnable, mPut, mTake, newproc, ready, stopM, wakep } from './sched.js';
 import { stealOrderAt, stealThreshold, stealWork } from './steal.js';
 import { handoff, pReserve, pRetire } from './sysmon.js';
 
@@ -54,6 +55,7 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
       globrunqPutBatch(m, head, tail, n),
     globrunqGet: (p: number, max: number): number => globrunqGet(m, p, max),
     ready: (p: number, g: number, next: number): void => ready(m, p, g, next),
+    newproc: (p: number, mi: number, g: number, parent: number): void => newproc(m, p, mi, g, parent),
     findRunnable: (p: number, mi: number): number => findRunnable(m, p, mi),
     stopM: (p: number, mi: number): number => stopM(m, p, mi),
     wakep: (): void => wakep(m),

@@ -1,4 +1,4 @@
-// Scheduling: Go's ready, findRunnable, stopm, wakep, acquirep, and mTake
+// Scheduling: Go's ready, newproc, findRunnable, stopm, wakep, acquirep, and mTake
 // (docs/DESIGN.md, "findRunnable (Go's order)", "Spin, then park", "Priority classes").
 //
 // The StoreLoad points of the "delicate dance" are the atomic RMWs on S_NMSPINNING: a spinner
@@ -10,7 +10,7 @@ import {
   M_NEXTP, M_PARK, M_SPINNING, PARK_P, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS, PC_EXECUTED,
   PC_GLOBAL_HITS, PC_HIGH_HITS, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
   PC_SPINS, PC_STEAL_MISSES, PC_WAKEUPS, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
-  S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_SIZE,
+  S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_SIZE, MR_TRACE_BUF,
 } from '../../../assembly/shared/layout.js';
 import { Stop } from '../core.js';
 import { classqGet, classqPopLocked, classqPut, classqSize } from './classq.js';
@@ -23,8 +23,10 @@ import { schedLock, schedUnlock } from './lock.js';
 import { flags, mWord, nprocs, pCounters, pWord, type Mem } from './mem.js';
 import { runqEmpty, runqGet, runqPut } from './runq.js';
 import { stealWork } from './steal.js';
+import { traceSpawn, traceStart } from './trace.js';
 
 const NMSPINNING_W = S_NMSPINNING >> 2;
+const TRACE_BUF = MR_TRACE_BUF >> 2;
 const NEEDSPINNING_W = S_NEEDSPINNING >> 2;
 const NPIDLE_W = S_NPIDLE >> 2;
 const RUNQ_SIZE_W = S_RUNQ_SIZE >> 2;
@@ -78,6 +80,16 @@ export function wakep(m: Mem): void {
   Atomics.notify(i32, mw + PARK, 1); // wakes the M's Atomics.wait on its park word
 }
 
+/** Go's newproc for a G the runtime has prepared: G parent, running on M mi with P p, spawned
+ *  g, which goes into p's runnext (ready with `next`); an M that traces records the spawn.
+ *  M mi holding P p only. */
+export function newproc(m: Mem, p: number, mi: number, g: number, parent: number): void {
+  const mw = mWord(m, mi);
+  const ring = m.i32[mw + TRACE_BUF]; // plain: set before the M started; 0 when tracing is off
+  if (ring !== 0) traceSpawn(m, mw, ring >>> 0, g, parent);
+  ready(m, p, g, 1);
+}
+
 /** Makes g runnable (from G_DEAD or G_WAITING). A normal G: p >= 0 puts it on p's run queue
  *  (runnext when next != 0), p < 0 or FLAG_GLOBAL_ONLY on the global queue; a high or low G
  *  goes on its class queue whatever p and next (DESIGN.md "Priority classes"). Then wakep() if
@@ -99,8 +111,8 @@ export function ready(m: Mem, p: number, g: number, next: number): void {
 }
 
 /** findRunnable step 6: g (G_RUNNABLE) starts on P p run by M mi: a new slice bumps schedtick;
- *  G_RUNNING; a spinning M stops spinning and wakes the next spinner. Returns g.
- *  M mi holding P p only. */
+ *  G_RUNNING; an M that traces records the start; a spinning M stops spinning and wakes the
+ *  next spinner. Returns g. M mi holding P p only. */
 function execute(m: Mem, p: number, mi: number, g: number, newSlice: boolean): number {
   const i32 = m.i32;
   const w = pWord(p);
@@ -108,6 +120,8 @@ function execute(m: Mem, p: number, mi: number, g: number, newSlice: boolean): n
   gSetStatus(m, g, G_RUNNABLE, G_RUNNING);
   m.f64[pCounters(p) + EXECUTED] += 1; // plain: owner counter
   const mw = mWord(m, mi);
+  const ring = i32[mw + TRACE_BUF]; // plain: set before the M started; 0 when tracing is off
+  if (ring !== 0) traceStart(m, mw, ring >>> 0, p, g);
   if (Atomics.load(i32, mw + SPINNING) !== 0) { // pairs with the spinning stores in wakep/stopM
     // resetSpinning: the last spinner to find work starts the next one, if more work is in
     // sight (a task that arrives later wakes one itself: nmspinning is 0 from here).

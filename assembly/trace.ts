@@ -1,0 +1,35 @@
+// The core's part of the event trace: task starts and spawns, recorded where the core makes
+// them happen (execute, newproc), into the ring of the M concerned (bindings/runtime/trace.ts
+// has the ring's format, the other events and the export; DESIGN.md "Event trace").
+//
+// Recording here rather than in the runtime keeps the per-event cost to what the compiled code
+// does: two plain stores of the slot, the count's load and store, and the loads that find the
+// slot; no call into JS and no clock read. The ring's words are the M's own (owner only: the
+// runtime's writer runs on the same thread), so nothing here is atomic; the runtime publishes
+// the slot count with each time slot.
+
+import {
+  G_FN, LINE, MR_TRACE_CAP, MR_TRACE_POS, TR_EV_SPAWN, TR_EV_START, TR_FN_MASK, TR_HEAD,
+  TR_SLOT, TR_SLOTS_PER_EVENT,
+} from './shared/layout';
+import { gAddr } from './gtable';
+
+/** Appends the slot [w0, w1] to the ring at `buf` of M mp. M mp only. */
+@inline function tracePut(mp: usize, buf: u32, w0: u32, w1: u32): void {
+  let slots = load<u32>(mp, MR_TRACE_CAP) * TR_SLOTS_PER_EVENT; // plain: set before the M started
+  let pos = load<u32>(mp, MR_TRACE_POS); // plain: owner only
+  let w = ((<usize>buf + TR_HEAD + LINE - 1) & ~(<usize>LINE - 1)) + <usize>(pos & (slots - 1)) * TR_SLOT;
+  store<u32>(w, w0);
+  store<u32>(w, w1, 4);
+  store<u32>(mp, pos + 1, MR_TRACE_POS);
+}
+
+/** Records that G g starts on P p, in the ring `buf` of M mp. M mp only (execute). */
+export function traceStart(mp: usize, buf: u32, p: i32, g: u32): void {
+  tracePut(mp, buf, TR_EV_START | (g << 4), (load<u32>(gAddr(g), G_FN) & TR_FN_MASK) | (<u32>p << 24));
+}
+
+/** Records that G parent spawned G g, in the ring `buf` of M mp. M mp only (newproc). */
+export function traceSpawn(mp: usize, buf: u32, g: u32, parent: u32): void {
+  tracePut(mp, buf, TR_EV_SPAWN | (g << 4), parent);
+}
