@@ -292,10 +292,19 @@ export function suiteJSON(suite, tables, opts, params, seconds) {
 
 /**
  * Runs fn(variant, rep) for every repetition and variant, interleaved (rep 0 of every variant,
- * then rep 1, ...), so a slow spell of a noisy machine hits every variant alike.
+ * then rep 1, ...), so a slow spell of a noisy machine hits every variant alike. With `warmMs`,
+ * each variant first runs untimed (rep -1) for at least that long: V8 takes a few hundred ms of
+ * running a CPU-bound body on a worker before its code settles (fibcut(35, 20) runs 63, 43, 40,
+ * then 32 ms after a small warm-up), and a measurement is of the settled code, for the
+ * sequential baseline as much as for the scheduler.
  */
-export async function interleave(variants, reps, fn) {
+export async function interleave(variants, reps, fn, warmMs = 0) {
   const out = new Map(variants.map((v) => [v, []]));
+  for (const v of variants) {
+    if (warmMs <= 0) break;
+    const end = now() + warmMs;
+    do await fn(v, -1); while (now() < end);
+  }
   for (let r = 0; r < reps; r++) {
     for (const v of variants) out.get(v).push(await fn(v, r));
   }

@@ -21,7 +21,8 @@
 //                       probability q, 8q = 0.99), a task per node: nodes/s and speed-up vs the
 //                       same walk on the main thread.
 //   wake-up             one task into an idle scheduler every 20 ms: spawn to the task's start
-//                       (its wall clock against ours), p50 / p99, and spawn to result.
+//                       (its wall clock against ours), p50 / p99, and spawn to result; beside
+//                       it the floor: a bare parked worker woken by Atomics.notify as often.
 
 import process from 'node:process';
 import {
@@ -30,7 +31,7 @@ import {
 } from './common.mjs';
 import * as T from './tasks.mjs';
 import {
-  burst, calibrateBurn, fibValue, skewedMix, skewedRoots, skewedSeq, splitFib, stealworkRunner, tinyRoots, wakeup,
+  burst, calibrateBurn, fibValue, futexRunner, skewedMix, skewedRoots, skewedSeq, splitFib, stealworkRunner, tinyRoots, wakeup,
 } from './workloads.mjs';
 
 export const UTS_Q = 0.99 / 8;
@@ -40,11 +41,13 @@ export function sizes(quick) {
   return quick
     ? {
       fibc: 21, fibcut: [29, 17], tiny: 10_000, skewed: 200, burst: { holds: 16, holdMs: 10, bursts: 4, per: 25, gapMs: 5 },
-      uts: { seed: 1, b0: 200, rounds: 128, chunk: 256 }, wake: { samples: 15, gapMs: 10 },
+      uts: { seed: 1, b0: 200, rounds: 128, chunk: 256 }, wake: { samples: 15, gapMs: 10 }, warmMs: 50,
     }
     : {
       fibc: 27, fibcut: [35, 20], tiny: 200_000, skewed: 2000, burst: { holds: 16, holdMs: 50, bursts: 10, per: 100, gapMs: 10 },
       uts: { seed: 7, b0: 2000, rounds: 128, chunk: 256 }, wake: { samples: 100, gapMs: 20 },
+      // The coarse rows (fibcut, UTS) run each variant untimed for this long first (interleave).
+      warmMs: 400,
     };
 }
 
@@ -138,7 +141,7 @@ export async function runScheduler(opts) {
         const ms = now() - t0;
         check(r === expect, `${v}: fib(${n}) = ${r}`);
         return ms;
-      });
+      }, S.warmMs);
       const g = `fibcut(${n}, ${cut}): vs fib(${n}) on the main thread`;
       const seq = median(out.get('main thread'));
       for (const v of ['main thread', oneTask, ...backends]) res.add({ group: g, variant: v, metric: 'time', unit: 'ms', better: 'lower', values: out.get(v) });
@@ -230,7 +233,7 @@ export async function runScheduler(opts) {
           ? s.run('utsChunkRoot', U.seed, U.b0, qThr, U.rounds, U.chunk)
           : s.run('utsRoot', U.seed, U.b0, qThr, U.rounds)));
         return { ms: now() - t0, n, d };
-      });
+      }, S.warmMs);
       const g = `UTS: binomial, b0 ${U.b0}, m 8, q ${UTS_Q.toFixed(5)}: ${tree.nodes.toLocaleString('en-US')} nodes, depth ${tree.maxDepth}`;
       const seqMs = median(out.get('main thread').map((x) => x.ms));
       for (const v of variants) {
@@ -249,9 +252,19 @@ export async function runScheduler(opts) {
     // wake-up latency into an idle scheduler.
     await res.attempt('wake-up', async () => {
       const W = S.wake;
-      const out = await interleave(backends, reps, (b) => wakeup(stealworkRunner(b, scheds.get(b)), W.samples, W.gapMs));
+      // The baseline: a bare parked worker woken the same way, every gapMs too. After tens of ms
+      // of idleness this VM takes about as long to run a thread woken by a futex as the target
+      // allows for the whole wake-up.
+      const floor = await futexRunner();
+      const variants = [floor.name, ...backends];
+      let out;
+      try {
+        out = await interleave(variants, reps, (v) => wakeup(v === floor.name ? floor : stealworkRunner(v, scheds.get(v)), W.samples, W.gapMs));
+      } finally {
+        await floor.close();
+      }
       const g = `wake-up: a task every ${W.gapMs} ms into an idle scheduler`;
-      for (const b of backends) {
+      for (const b of variants) {
         const xs = out.get(b);
         const all = xs.flatMap((x) => x.start);
         res.add({ group: g, variant: b, metric: 'p50 spawn->start', unit: 'us', better: 'lower', chart: true, values: xs.map((x) => quantile(x.start, 0.5)), detail: { pooledP50: quantile(all, 0.5), pooledP99: quantile(all, 0.99), samples: all.length } });
