@@ -211,9 +211,8 @@ export class M implements TaskOwner, ContextHost {
    * waiters (PARK_INBOX), or the scheduler stops. The ladder: poll, short timed waits, then
    * Atomics.wait; with async tasks pending, Atomics.waitAsync so their I/O still completes.
    * Returns null when it slept and woke synchronously, the common case (nothing async on this
-   * M), so a woken M goes straight back to schedule() without a turn through promises: on an
-   * idle machine every step of a wake-up runs on cold caches (DESIGN.md "Waking an idle
-   * scheduler"). Otherwise returns a promise of the rest of the sleep.
+   * M), so a woken M goes straight back to schedule() without a turn through promises (DESIGN.md
+   * "The M loop", Sleeping). Otherwise returns a promise of the rest of the sleep.
    */
   private sleep(): Promise<void> | null {
     const t0 = now();
