@@ -10,4 +10,4 @@ export { globrunqPut, globrunqPutBatch, globrunqGet } from './globrunq';
 export { ready, newproc, findRunnable, stopM, wakep, mPut, mTake, acquireP } from './sched';
 export { stealWork, stealThreshold, stealOrderAt } from './steal';
 export { heapAlloc, heapFree } from './heap';
-export { pReserve, pRetire, handoff } from './sysmon';
+export { pReserve, pRetire, handoff, pGiveBack } from './sysmon';

@@ -6,18 +6,23 @@
 // out with nprocs = procs + spares, the spares start in a reserve that no M runs and no thief
 // visits (status P_IDLE, off the idle list), and when a P has run one G too long with work
 // queued, handoff() gives a reserved P to an idle M, counted spinning, which steals the stuck
-// P's queue (the queue of a running P is public to thieves). pRetire() puts an idle P back.
+// P's queue (the queue of a running P is public to thieves). pRetire() puts an idle P back;
+// when none goes idle, pGiveBack() is how a busy M, asked by the monitor, returns its own.
 //
 // The reserve is a LIFO list of P index + 1 linked through P_LINK, like the idle list, and
 // changes only under sched.lock.
 
 import {
-  M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_WAKEUPS, P_COUNTERS, P_LINK, P_M, S_NMSPINNING,
-  S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
+  G_SCHEDLINK, M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_PARKS, PC_WAKEUPS, P_COUNTERS, P_IDLE, P_LINK,
+  P_M, P_STATUS, S_NMSPINNING, S_NPIDLE, S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
 } from './shared/layout';
 import { counterAdd, mAddr, nprocs, pAddr } from './mem';
 import { schedLock, schedUnlock } from './lock';
-import { mGet, pidleGet, pidleRemove } from './idle';
+import { mGet, mPutLocked, pidleGet, pidleRemove } from './idle';
+import { gAddr } from './gtable';
+import { runqGet } from './runq';
+import { globrunqPutBatch } from './globrunq';
+import { wakep } from './sched';
 
 /** Pushes P p on the reserve. Holds sched.lock. */
 function preservePut(p: i32): void {
@@ -82,4 +87,43 @@ export function handoff(): i32 {
   atomic.or<u32>(mp, PARK_P, M_PARK); // keeps the runtime's other bits: pairs with the sleeping M's exchange
   atomic.notify(mp + M_PARK, 1); // pairs with the park loop's wait32
   return p;
+}
+
+/**
+ * M m gives P p back to the reserve, at the monitor's request (a lent spare is out, fewer Ps are
+ * stuck than spares are out, and no P goes idle for pRetire): p's runnable Gs (runnext, then the
+ * ring) go to the global queue as one batch, p to the reserve, m to the idle list; then m sleeps
+ * as after stopM. Wakes an M if the moved Gs need one. Returns how many Gs moved. M m holding P
+ * p only, between two Gs.
+ */
+export function pGiveBack(p: i32, m: i32): i32 {
+  let pp = pAddr(p);
+  let mp = mAddr(m);
+  // runqGet as the owner: a thief racing for the same Gs is settled by its CAS, as always.
+  let head: u32 = 0;
+  let tail: u32 = 0;
+  let n: u32 = 0;
+  for (let g = runqGet(p); g != 0; g = runqGet(p)) {
+    if (tail == 0) head = g;
+    else store<u32>(gAddr(tail), g, G_SCHEDLINK); // plain: the batch is ours until the lock publishes it
+    tail = g;
+    n++;
+  }
+  globrunqPutBatch(head, tail, n);
+  schedLock();
+  atomic.store<u32>(pp, P_IDLE, P_STATUS); // pairs with status loads in stealWork/workAnywhere
+  atomic.store<u32>(pp, 0, P_M); // pairs with the runtime's loads
+  preservePut(p);
+  counterAdd(pp + (P_COUNTERS + PC_PARKS), 1); // sched.lock held: p has no owner now
+  store<u32>(S_RT_RETIRES, load<u32>(S_RT_RETIRES) + 1); // plain: sched.lock held
+  // An M between two Gs is not spinning (execute reset it); as in stopM, never put a flagged M
+  // on the idle list.
+  let spinning = atomic.load<u32>(mp, M_SPINNING) != 0; // own flag
+  if (spinning) atomic.store<u32>(mp, 0, M_SPINNING);
+  mPutLocked(m);
+  schedUnlock();
+  if (spinning) atomic.sub<i32>(S_NMSPINNING, 1); // pairs with the nmspinning load/CAS in wakep
+  // The moved Gs are published (the lock) before these loads, as in ready.
+  if (n > 0 && atomic.load<i32>(S_NPIDLE) > 0 && atomic.load<i32>(S_NMSPINNING) == 0) wakep(); // pairs with the npidle/nmspinning RMWs
+  return <i32>n;
 }

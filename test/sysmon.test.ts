@@ -60,6 +60,31 @@ describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backe
     await within(s.close(), 10000, 'close');
   });
 
+  it('a lent spare comes back while the work goes on: a busy M gives its P back when none idles', async () => {
+    const s = await start(backend, 1);
+    const n = 4000; // 0.25 ms each: about 1 s of work on one P, after the blocker
+    const sab = new SharedArrayBuffer(4 * (n + 1));
+    await s.run('markAndSpin', sab, 0, 0); // every thread holds the buffer before one blocks
+    const blocker = s.run('blockFor', 300); // P0 stuck: the monitor lends the spare to the roots
+    await new Promise((r) => setTimeout(r, 20));
+    const roots = Promise.all(Array.from({ length: n }, (_, i) => s.run('markAndSpin', sab, i + 1, 0.25)));
+    await within(blocker, 20000, 'blocker');
+    expect(s.stats().sched.handoffs, 'spare Ps lent').toBeGreaterThanOrEqual(1);
+    // From here both Ps run roots and neither goes idle until the backlog drains: the spare
+    // must come back before that, through a give-back.
+    const a = new Int32Array(sab);
+    const started = (): number => { let k = 0; for (let i = 1; i <= n; i++) k += a[i]; return k; };
+    await until(() => s.stats().sched.spareProcs === 1, 10000, 'the spare P back in the reserve');
+    const whenBack = started();
+    expect(whenBack, 'roots started when the spare came back (the backlog had not drained)').toBeLessThan(n - 500);
+    expect(s.stats().sched.retires).toBeGreaterThanOrEqual(1);
+    expect(await within(roots, 30000, 'roots')).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    const wrong: number[] = [];
+    for (let i = 1; i <= n; i++) if (a[i] !== 1) wrong.push(i);
+    expect(wrong.slice(0, 10), 'roots not run exactly once').toEqual([]);
+    await within(s.close(), 10000, 'close');
+  });
+
   it('at most spareThreads spares are lent, however many Ps are stuck', async () => {
     const s = await start(backend, 2, { spareThreads: 1 });
     const n = 400;

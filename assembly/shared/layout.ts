@@ -157,7 +157,8 @@ export const S_RT_CANCEL = S_RT + 8; // address of CANCEL_TOKENS flag bytes (1: 
 export const S_RT_PRESERVE = S_RT + 12; // P index + 1 of the first reserved spare P (0: none); linked via P_LINK, under sched.lock
 export const S_RT_NPRESERVE = S_RT + 16; // reserved spare Ps: changed under sched.lock, read anywhere
 export const S_RT_HANDOFFS = S_RT + 20; // spare Ps the monitor handed to an idle M (under sched.lock)
-export const S_RT_RETIRES = S_RT + 24; // idle Ps the monitor put back in reserve (under sched.lock)
+export const S_RT_RETIRES = S_RT + 24; // Ps put back in reserve: idle ones by the monitor, busy ones given back (under sched.lock)
+export const S_RT_GIVEBACK = S_RT + 28; // 1: the monitor asks the next M that looks (every 64 tasks) to give its P back to the reserve
 export const CANCEL_TOKENS = 65536; // cancellation tokens; a G carries one in the high half of G_PRIO
 
 // ---------------------------------------------------------------------------------------

@@ -106,4 +106,8 @@ export interface Core {
   /** Any thread (the monitor). Lends a reserved P to an idle M, counted spinning, and wakes it;
    *  the P, or -1 when the reserve or the idle-M list is empty. */
   handoff(): number;
+  /** M m holding P p only, between two Gs (asked by the monitor: S_RT_GIVEBACK). Gives p back to
+   *  the reserve: its runnext and ring go to the global queue, m to the idle list (then m
+   *  sleeps, as after stopM's Sleep). Returns how many Gs moved. */
+  pGiveBack(p: number, m: number): number;
 }

@@ -10,7 +10,7 @@ import {
   G_DEAD, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS,
   P_SIZE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE,
   JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK, M_INBOX, M_PARK, M_SIZE, MR_ASYNC,
-  MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES,
+  MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES, S_RT_GIVEBACK,
   SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK, PC_OVERFLOWS,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
@@ -198,7 +198,18 @@ export class M implements TaskOwner, ContextHost {
         if (tr !== null) this.traceFound(tr, g); // stopM's recheck may have stolen
       }
       this.execute(g);
-      if ((++n & 63) === 0 && Atomics.load(this.views.i32, S_RT_SHARES >>> 2) !== this.sharesSeen) return Next.Macrotask;
+      if ((++n & 63) === 0) {
+        const i32 = this.views.i32;
+        if (Atomics.load(i32, S_RT_SHARES >>> 2) !== this.sharesSeen) return Next.Macrotask;
+        // The monitor wants a lent spare back and no P goes idle: whoever looks first gives its
+        // own P back (DESIGN.md "sysmon and handoff").
+        if (Atomics.load(i32, S_RT_GIVEBACK >>> 2) !== 0 && Atomics.compareExchange(i32, S_RT_GIVEBACK >>> 2, 1, 0) === 1) { // pairs with the monitor's stores
+          if (tr !== null) tr.emit(traceClock(), EV_PARK, 0, this.p, 0);
+          core.pGiveBack(this.p, m);
+          this.p = -1;
+          return Next.Sleep;
+        }
+      }
       if (this.asyncPending !== 0) {
         if (this.asyncSinceYield >= ASYNC_BATCH) { this.asyncSinceYield = 0; return Next.Microtasks; }
         if ((n & 63) === 0 && now() - this.lastYield > MACRO_INTERVAL_MS) return Next.Macrotask;

@@ -114,8 +114,9 @@ export interface SchedulerStats {
     /** The two locks' words now (0 free, 1 held, 2 held with waiters): a stall shows here. */
     schedLock: number;
     heapLock: number;
-    /** Spare Ps in the reserve now; spares the monitor lent to the work behind a long task, and
-     *  idle Ps it put back. */
+    /** Spare Ps in the reserve now; spares the monitor lent to the work behind a long task; Ps
+     *  put back in the reserve (idle ones by the monitor, busy ones given back by their M when
+     *  the monitor asked). */
     spareProcs: number;
     handoffs: number;
     retires: number;

@@ -9,15 +9,18 @@
 // so a busy fork-join P can show the same pair of tick and G twice, 10 ms apart.) When some P
 // is stuck, work is queued (on a running P's ring or runnext, or a global queue), no P is idle
 // to steal it and nobody spins, the monitor lends a spare P to an idle M (core.handoff): that M
-// starts spinning and steals the stuck P's queue. A lent P goes back to the reserve
-// (core.pRetire) once fewer Ps are stuck than spares are out and a P is idle. At most
-// spareThreads spares are out at once; none is lent while a P is idle (it can steal).
+// starts spinning and steals the stuck P's queue. Once fewer Ps are stuck than spares are out,
+// one P goes back to the reserve: an idle one (core.pRetire), or, when none goes idle, a busy
+// one given back by its M at the monitor's request (S_RT_GIVEBACK; the M calls core.pGiveBack at
+// its next look, every 64 tasks), so a loan never keeps more threads running than procs for
+// longer than the stuck task lasts. At most spareThreads spares are out at once; none is lent
+// while a P is idle (it can steal).
 //
 // Main thread only.
 
 import {
   H_MBASE, H_PBASE, HEADER, M_SIZE, MR_CURG, MR_FINISHED, P_IDLE, P_M, P_RUNNEXT, P_SCHEDTICK, P_SIZE, P_STATUS,
-  S_NMSPINNING, S_NPIDLE, S_RT_NPRESERVE, S_RUNQ_SIZE, S_RUNQH_SIZE, S_RUNQL_SIZE,
+  S_NMSPINNING, S_NPIDLE, S_RT_GIVEBACK, S_RT_NPRESERVE, S_RUNQ_SIZE, S_RUNQH_SIZE, S_RUNQL_SIZE,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { Views } from './values.js';
@@ -28,12 +31,16 @@ export class Sysmon {
   private readonly since: Float64Array;
   private readonly pBase: number;
   private readonly mBase: number;
-  /** Spare Ps lent and not yet retired. */
-  out = 0;
+  /** Spare Ps lent and not yet back in the reserve (an M may give one back on its own, when
+   *  asked, so this reads the reserve's count). */
+  get out(): number {
+    return this.spares - Atomics.load(this.views.i32, S_RT_NPRESERVE >>> 2); // pairs with the reserve's stores under sched.lock
+  }
   private timer: ReturnType<typeof setInterval> | null = null;
 
-  /** Told of every loan and return (the event trace's monitor track), when set. */
-  onEvent: ((name: 'handoff' | 'retire', p: number) => void) | null = null;
+  /** Told of every loan, return and give-back request (the event trace's monitor track), when
+   *  set; p is -1 for a request (the M that answers it records its park). */
+  onEvent: ((name: 'handoff' | 'retire' | 'giveback', p: number) => void) | null = null;
   /** Whether any task is in flight; when none is and no spare is out, the timer stops (the
    *  engine starts it again at the next spawn), so an idle scheduler costs no wake-ups. */
   busy: () => boolean = () => true;
@@ -64,9 +71,11 @@ export class Sysmon {
     this.timer = null;
   }
 
-  /** One look at every P; lends or retires at most one spare. Returns what it did. */
-  check(): 'lent' | 'retired' | null {
-    if (this.out === 0 && !this.busy()) { this.stop(); return null; }
+  /** One look at every P; lends or retires at most one spare, or asks for one back. Returns
+   *  what it did. */
+  check(): 'lent' | 'retired' | 'asked' | null {
+    const out = this.out;
+    if (out === 0 && !this.busy()) { this.stop(); return null; }
     const i32 = this.views.i32;
     const u32 = this.views.u32;
     const t = this.clock();
@@ -92,15 +101,27 @@ export class Sysmon {
     }
     const want = Math.min(stuck, this.spares);
     const idle = Atomics.load(i32, S_NPIDLE >>> 2); // pairs with the npidle RMWs
-    if (this.out > want && idle > 0) {
-      const p = this.core.pRetire();
-      if (p >= 0) { this.out--; this.onEvent?.('retire', p); return 'retired'; }
+    const asked = Atomics.load(i32, S_RT_GIVEBACK >>> 2) !== 0; // pairs with the Ms' CAS
+    if (out > want) {
+      if (idle > 0) {
+        if (asked) Atomics.store(i32, S_RT_GIVEBACK >>> 2, 0); // an idle P will do
+        const p = this.core.pRetire();
+        if (p >= 0) { this.onEvent?.('retire', p); return 'retired'; }
+        return null;
+      }
+      if (!asked) {
+        // No P goes idle: the next M to look between two tasks gives its own P back.
+        Atomics.store(i32, S_RT_GIVEBACK >>> 2, 1); // pairs with the Ms' load and CAS
+        this.onEvent?.('giveback', -1);
+        return 'asked';
+      }
       return null;
     }
-    if (this.out < want && queued && idle === 0 && Atomics.load(i32, S_NMSPINNING >>> 2) === 0 && // pairs with the nmspinning RMWs
+    if (asked) Atomics.store(i32, S_RT_GIVEBACK >>> 2, 0); // stuck again meanwhile: keep the spare
+    if (out < want && queued && idle === 0 && Atomics.load(i32, S_NMSPINNING >>> 2) === 0 && // pairs with the nmspinning RMWs
       Atomics.load(i32, S_RT_NPRESERVE >>> 2) > 0) { // pairs with the reserve's stores under sched.lock
       const p = this.core.handoff();
-      if (p >= 0) { this.out++; this.onEvent?.('handoff', p); return 'lent'; }
+      if (p >= 0) { this.onEvent?.('handoff', p); return 'lent'; }
     }
     return null;
   }

@@ -52,7 +52,7 @@ export const EV_OVERFLOW = 7; // spawns overflowed P a's ring b times since the 
 const EVENT_NAMES = ['', 'start', 'spawn', 'steal', 'park', 'unpark', 'settle', 'overflow'];
 
 /** An event the main thread's monitor records (DESIGN.md "sysmon and handoff"). */
-export interface MonitorEvent { t: number; name: 'handoff' | 'retire' | 'restart'; args: Record<string, number> }
+export interface MonitorEvent { t: number; name: 'handoff' | 'retire' | 'giveback' | 'restart'; args: Record<string, number> }
 
 const TAG_ARG = 14;
 const TAG_TIME = 15;

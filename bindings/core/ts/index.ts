@@ -15,7 +15,7 @@
 //   idle.ts     the idle-P and idle-M lists
 //   sched.ts    ready, newproc, findRunnable, stopM, wakep, acquireP, mTake
 //   classq.ts   the high and low class queues
-//   sysmon.ts   the spare-P reserve and the monitor's handoff
+//   sysmon.ts   the spare-P reserve, the monitor's handoff and the give-back
 //   trace.ts    task starts and spawns into the tracing M's event ring
 //   init.ts     laying the layout down
 
@@ -29,7 +29,7 @@ import { Mem } from './mem.js';
 import { runqEmpty, runqGet, runqLen, runqPut, runqSteal } from './runq.js';
 import { acquireP, findRunnable, mPut, mTake, newproc, ready, stopM, wakep } from './sched.js';
 import { stealOrderAt, stealThreshold, stealWork } from './steal.js';
-import { handoff, pReserve, pRetire } from './sysmon.js';
+import { handoff, pGiveBack, pReserve, pRetire } from './sysmon.js';
 
 /** A Core over `memory` for the calling thread; `canBlock`: may this thread Atomics.wait
  *  (false on a main thread). Each thread creates its own; they share only the memory. */
@@ -70,5 +70,6 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
     pReserve: (p: number): number => pReserve(m, p),
     pRetire: (): number => pRetire(m),
     handoff: (): number => handoff(m),
+    pGiveBack: (p: number, mi: number): number => pGiveBack(m, p, mi),
   };
 }

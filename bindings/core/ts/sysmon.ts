@@ -1,15 +1,19 @@
-// The monitor's calls into the core: the spare-P reserve and the handoff, the twin of
-// assembly/sysmon.ts (docs/DESIGN.md, "sysmon and handoff"). The reserve is a LIFO list of
+// The monitor's calls into the core: the spare-P reserve, the handoff and the give-back, the twin
+// of assembly/sysmon.ts (docs/DESIGN.md, "sysmon and handoff"). The reserve is a LIFO list of
 // P index + 1 linked through P_LINK, changed only under sched.lock; reserved Ps are P_IDLE and
 // off the idle list, so no M runs them and no thief visits them.
 
 import {
-  M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_WAKEUPS, P_LINK, P_M, S_NMSPINNING,
-  S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
+  M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_PARKS, PC_WAKEUPS, P_IDLE, P_LINK, P_M, P_STATUS,
+  S_NMSPINNING, S_NPIDLE, S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
 } from '../../../assembly/shared/layout.js';
-import { mGet, pidleGet, pidleRemove } from './idle.js';
+import { globrunqPutBatch } from './globrunq.js';
+import { gSetLink } from './gtable.js';
+import { mGet, mPutLocked, pidleGet, pidleRemove } from './idle.js';
 import { schedLock, schedUnlock } from './lock.js';
 import { mWord, nprocs, pCounters, pWord, type Mem } from './mem.js';
+import { runqGet } from './runq.js';
+import { wakep } from './sched.js';
 
 const PRESERVE_W = S_RT_PRESERVE >> 2;
 const NPRESERVE_W = S_RT_NPRESERVE >> 2;
@@ -22,6 +26,9 @@ const NEXTP = M_NEXTP >> 2;
 const SPINNING = M_SPINNING >> 2;
 const PARK = M_PARK >> 2;
 const WAKEUPS = PC_WAKEUPS >> 3;
+const PARKS = PC_PARKS >> 3;
+const P_STATUS_W = P_STATUS >> 2;
+const NPIDLE_W = S_NPIDLE >> 2;
 
 /** Pushes P p on the reserve. Holds sched.lock. */
 function preservePut(m: Mem, p: number): void {
@@ -80,4 +87,42 @@ export function handoff(m: Mem): number {
   Atomics.or(i32, mw + PARK, PARK_P); // pairs with the park swap in the M's sleep loop
   Atomics.notify(i32, mw + PARK, 1);
   return p;
+}
+
+/** M mi gives P p back to the reserve, at the monitor's request (a lent spare is out, fewer Ps
+ *  are stuck, and no P goes idle for pRetire): p's runnable Gs (runnext, then the ring) go to
+ *  the global queue as one batch, p to the reserve, mi to the idle list; then mi sleeps as
+ *  after stopM. Wakes an M if the moved Gs need one. Returns how many Gs moved. M mi holding P
+ *  p only, between two Gs. */
+export function pGiveBack(m: Mem, p: number, mi: number): number {
+  // runqGet as the owner: a thief racing for the same Gs is settled by its CAS, as always.
+  let head = 0;
+  let tail = 0;
+  let n = 0;
+  for (let g = runqGet(m, p); g !== 0; g = runqGet(m, p)) {
+    if (tail === 0) head = g;
+    else gSetLink(m, tail, g); // plain: the batch is ours until the lock publishes it
+    tail = g;
+    n++;
+  }
+  globrunqPutBatch(m, head, tail, n);
+  schedLock(m);
+  const i32 = m.i32;
+  const w = pWord(p);
+  Atomics.store(i32, w + P_STATUS_W, P_IDLE); // pairs with the status loads of thieves
+  Atomics.store(i32, w + P_M_W, 0); // under sched.lock; read by schedtrace
+  preservePut(m, p);
+  m.f64[pCounters(p) + PARKS] += 1; // plain: under sched.lock, p has no owner now
+  i32[RETIRES_W] += 1; // plain: under sched.lock
+  // An M between two Gs is not spinning (execute reset it); as in stopM, never put a flagged M
+  // on the idle list.
+  const mw = mWord(m, mi);
+  const spinning = Atomics.load(i32, mw + SPINNING) !== 0; // own flag
+  if (spinning) Atomics.store(i32, mw + SPINNING, 0);
+  mPutLocked(m, mi);
+  schedUnlock(m);
+  if (spinning) Atomics.sub(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep
+  // The moved Gs are published (the lock) before these loads, as in ready.
+  if (n > 0 && Atomics.load(i32, NPIDLE_W) > 0 && Atomics.load(i32, NMSPINNING_W) === 0) wakep(m);
+  return n;
 }
