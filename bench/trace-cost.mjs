@@ -9,7 +9,7 @@
 import { Scheduler } from '../dist/bindings/index.js';
 
 const i = process.argv.indexOf('--rounds');
-const rounds = i >= 0 ? Number(process.argv[i + 1]) : 7;
+const rounds = i >= 0 ? Number(process.argv[i + 1]) : 13;
 const tasks = new URL('../examples/tasks.mjs', import.meta.url);
 const median = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
 const times = { off: [], on: [] };

@@ -615,8 +615,7 @@ export class M implements TaskOwner, ContextHost {
     else if (ctx.children === null) ctx.children = [t];
     else ctx.children.push(t);
     this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
-    core.newproc(this.p, this.mid, g, ctx.g); // records the spawn when tracing
-    if (this.trace !== null) this.trace.tick(); // a task that spawns thousands still dates them
+    core.newproc(this.p, this.mid, g, ctx.g); // records the spawn when tracing (dated at the next look: traceFound)
     return t;
   }
 
