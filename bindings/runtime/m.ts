@@ -615,7 +615,10 @@ export class M implements TaskOwner, ContextHost {
     else if (ctx.children === null) ctx.children = [t];
     else ctx.children.push(t);
     this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
-    core.newproc(this.p, this.mid, g, ctx.g); // records the spawn when tracing (dated at the next look: traceFound)
+    // newproc records the spawn (dated at the next look: traceFound); an M that does not trace
+    // calls ready, newproc's other half, and pays nothing for tracing.
+    if (this.trace === null) core.ready(this.p, g, 1);
+    else core.newproc(this.p, this.mid, g, ctx.g);
     return t;
   }
 
