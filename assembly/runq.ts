@@ -13,9 +13,10 @@
 import {
   PC_OVERFLOWS, PC_STEAL_OPS, PC_STOLEN, P_COUNTERS, P_HEAD, P_RUNNEXT, P_RUNNING, P_RUNQ,
   P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, P_TAIL, RUNQ_HALF, RUNQ_MASK, RUNQ_SIZE,
-  G_SCHEDLINK, P_STEAL_VICTIM, P_STEAL_N,
+  G_SCHEDLINK, P_STEAL_VICTIM, P_STEAL_N, P_M, MR_TRACE_BUF,
 } from './shared/layout';
-import { counterAdd, pAddr } from './mem';
+import { counterAdd, mAddr, pAddr } from './mem';
+import { traceOverflow } from './trace';
 import { gAddr } from './gtable';
 import { globrunqPutBatch } from './globrunq';
 import { backoff } from './thread';
@@ -81,6 +82,12 @@ export function runqPutSlow(p: i32, g: u32, h: u32, t: u32): bool {
   store<u32>(gAddr(prev), g, G_SCHEDLINK); // plain: as above
   globrunqPutBatch(first, g, RUNQ_HALF + 1);
   counterAdd(pp + (P_COUNTERS + PC_OVERFLOWS), 1);
+  let owner = atomic.load<u32>(pp, P_M); // the owner M + 1 (0: none yet): pairs with wakep/acquireP's store
+  if (owner != 0) {
+    let mp = mAddr(<i32>owner - 1);
+    let ring = load<u32>(mp, MR_TRACE_BUF); // plain: set before the M started; 0 when tracing is off
+    if (ring != 0) traceOverflow(mp, ring, p);
+  }
   return true;
 }
 

@@ -13,7 +13,7 @@ import {
   S_MIDLE, S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_HEAD, S_RUNQ_SIZE, GLOBAL_CHECK_TICKS,
   LOW_CHECK_TICKS, MR_TRACE_BUF, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
 } from './shared/layout';
-import { traceSpawn, traceStart } from './trace';
+import { traceSpawn, traceStart, traceSteal } from './trace';
 import { counterAdd, flags, mAddr, nprocs, pAddr } from './mem';
 import { schedLock, schedUnlock } from './lock';
 import { gAddr, gSetStatus } from './gtable';
@@ -110,6 +110,10 @@ export function findRunnable(p: i32, m: i32): u32 {
       if (!spinning) becomeSpinning(pp, mp);
       g = stealWork(p); // rings hold normal Gs only
       if (g == 0) counterAdd(pp + (P_COUNTERS + PC_STEAL_MISSES), 1);
+      else {
+        let ring = load<u32>(mp, MR_TRACE_BUF); // plain: set before the M started; 0 when tracing is off
+        if (ring != 0) traceSteal(mp, ring, p, pp); // before execute writes the stolen G's start
+      }
     }
   }
   if (g == 0 && classqSize(PRIO_LOW) > 0) { // also when the spin limit forbade stealing

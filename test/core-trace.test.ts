@@ -1,7 +1,8 @@
 // The core's part of the event trace, for both backends (DESIGN.md "Event trace"): execute writes
-// a start slot for every G that findRunnable or stopM hands out, newproc a spawn slot, into the
-// ring of the M concerned, and nothing at all for an M whose MR_TRACE_BUF is 0. The runtime's
-// side (time slots, the other events, the export) is in trace.test.ts.
+// a start slot for every G that findRunnable or stopM hands out, newproc a spawn slot,
+// findRunnable a steal (before the stolen G's start) and runqPutSlow an overflow, into the ring
+// of the M concerned, and nothing at all for an M whose MR_TRACE_BUF is 0. The runtime's side
+// (time slots, the other events, the export) is in trace.test.ts.
 
 import { describe, expect, it } from 'vitest';
 import * as L from '../assembly/shared/layout.js';
@@ -65,6 +66,36 @@ describe.each(BACKENDS)('core trace events (%s)', (backend) => {
     expect(s).toBe(g);
     expect(s).not.toBe(Stop.Sleep);
     expect(slots(h, r.m, at, 64)).toEqual([start(g, 3, r.p)]);
+  });
+
+  it('findRunnable records a steal, then the start of the first stolen G, and asks for a clock read', async () => {
+    const h = await freshCore(backend, { nprocs: 2, maxMs: 3 });
+    const { core, mem } = h;
+    const [a, b] = startPs(h, 2);
+    core.gSetStatus(a.g, L.G_RUNNING, L.G_DEAD); // P0's M is between two Gs
+    const at = giveRing(h, a.m, 64);
+    mem.setM(a.m, L.MR_TRACE_NEXT, 99);
+    const gs = takeGs(h, 6, b.p);
+    for (const g of gs) { core.gSetStatus(g, L.G_DEAD, L.G_RUNNABLE); core.runqPut(b.p, g, 0); }
+    const g = core.findRunnable(a.p, a.m); // nothing local: steals half of P1's six, runs one
+    expect(gs.slice(0, 3)).toContain(g);
+    const got = slots(h, a.m, at, 64);
+    expect(got.length).toBe(3);
+    expect(got[0]).toEqual([(L.TR_EV_STEAL | ((b.m + 1) << 4)) >>> 0, ((a.p << 16) | (b.p + 1)) >>> 0]);
+    expect(got[1]).toEqual([L.TR_TAG_ARG, 3]);
+    expect(got[2][0]).toBe((L.TR_EV_START | (g << 4)) >>> 0);
+    expect(mem.m(a.m, L.MR_TRACE_NEXT)).toBe(0);
+  });
+
+  it('runqPutSlow records each overflow of the ring in its owner M\'s ring', async () => {
+    const h = await freshCore(backend, { nprocs: 1, maxMs: 2 });
+    const { core, mem } = h;
+    const [r] = startPs(h, 1);
+    const at = giveRing(h, r.m, 64);
+    const gs = takeGs(h, L.RUNQ_SIZE + 1, r.p);
+    for (const g of gs) { core.gSetStatus(g, L.G_DEAD, L.G_RUNNABLE); core.runqPut(r.p, g, 0); }
+    expect(mem.pc(r.p, L.PC_OVERFLOWS)).toBe(1);
+    expect(slots(h, r.m, at, 64)).toEqual([[L.TR_EV_OVERFLOW, r.p], [L.TR_TAG_ARG, 1]]);
   });
 
   it('an M without a ring records nothing, and the ring wraps at its size', async () => {

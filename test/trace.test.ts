@@ -6,8 +6,9 @@ import { Scheduler } from '../dist/bindings/index.js';
 import {
   EV_PARK, EV_STEAL, EV_UNPARK, TraceWriter, allocTraceRings, exportTrace, traceClock,
 } from '../dist/bindings/runtime/trace.js';
-import { GDIR, G_FN, G_SIZE, HEADER, H_MBASE, M_SIZE, MR_TRACE_BUF } from '../dist/assembly/shared/layout.js';
-import { traceSpawn, traceStart } from '../dist/bindings/core/ts/trace.js';
+import { GDIR, G_FN, G_SIZE, HEADER, H_MBASE, M_SIZE, MR_TRACE_BUF, PS } from '../dist/assembly/shared/layout.js';
+import { traceOverflow, traceSpawn, traceStart, traceSteal } from '../dist/bindings/core/ts/trace.js';
+import * as L from '../dist/assembly/shared/layout.js';
 
 const tasks = new URL('../examples/tasks.mjs', import.meta.url);
 
@@ -134,6 +135,8 @@ describe('trace ring format', () => {
     const core = {
       start(g: number, p: number) { traceStart(views as any, mAddr >>> 2, buf, p, g); },
       spawn(g: number, parent: number) { traceSpawn(views as any, mAddr >>> 2, buf, g, parent); },
+      steal(p: number) { traceSteal(views as any, mAddr >>> 2, buf, p); },
+      overflow(p: number) { traceOverflow(views as any, mAddr >>> 2, buf, p); },
     };
     return { views, writer: new TraceWriter(views as any, mAddr), chunk, core };
   }
@@ -170,19 +173,21 @@ describe('trace ring format', () => {
     expectOrdered(ev);
   });
 
-  it('puts a steal before the start of the G it found, which the core wrote first', () => {
+  it('dates a steal the core wrote by the clock read it asked for, and ends the task before it there', () => {
     const { views, writer, chunk, core } = ring(1 << 12);
     views.u32[(chunk + 5 * G_SIZE + G_FN) >>> 2] = 0;
     views.u32[(chunk + 7 * G_SIZE + G_FN) >>> 2] = 1;
-    core.start(5, 0);
+    core.start(5, 0); // G 5 runs on P0
     writer.tick();
-    // findRunnable stole 3 Gs from P1 (whose M is M1 here) and started G 7 of them; the runtime
-    // sees the steal after the call, with G 7's start already in the ring.
+    const t0 = traceClock();
+    while (traceClock() - t0 < 2); // G 5 runs for 2 ms
+    // findRunnable stole 3 Gs from P1 (whose M is M1 here) and started G 7 of them: the core
+    // writes the steal, then the start, and asks for a clock read at the next look.
+    views.u32[(PS + L.P_STEAL_VICTIM) >>> 2] = 2;
+    views.u32[(PS + L.P_STEAL_N) >>> 2] = 3;
+    views.u32[(PS + L.P_SIZE + L.P_M) >>> 2] = 2;
+    core.steal(0);
     core.start(7, 0);
-    const t = traceClock();
-    writer.hold();
-    writer.emit(t, EV_STEAL, 2, (0 << 16) | 2, 3);
-    writer.release();
     writer.tick();
     writer.emit(traceClock() + 1, EV_PARK, 0, 0, 0);
     const ev = exportTrace(views as any, 2, ['a', 'b']).traceEvents as Array<Record<string, any>>;
@@ -190,11 +195,29 @@ describe('trace ring format', () => {
     expect(slices.map((e) => e.args.g)).toEqual([5, 7]);
     const steal = ev.find((e) => e.name === 'steal' && e.ph === 'i')!;
     expect(steal.args).toEqual({ thiefP: 0, victimP: 1, count: 3, victimM: 1 });
-    // G 5's slice ends at the steal; G 7's starts after it, and the arrow ends on G 7.
+    // G 5's slice runs its 2 ms and ends at the steal; G 7's starts there, the arrow ends on it.
+    expect(slices[0].dur).toBeGreaterThanOrEqual(1900);
     expect(slices[0].ts + slices[0].dur).toBeCloseTo(steal.ts, 3);
     expect(slices[1].ts).toBeGreaterThanOrEqual(steal.ts);
     const f = ev.find((e) => e.ph === 'f')!;
     expect(f.ts).toBe(slices[1].ts);
+    expectOrdered(ev);
+  });
+
+  it('records the ring overflows the core wrote inside the task that caused them', () => {
+    const { views, writer, chunk, core } = ring(1 << 12);
+    views.u32[(chunk + 5 * G_SIZE + G_FN) >>> 2] = 0;
+    core.start(5, 0);
+    writer.tick();
+    for (let i = 0; i < 300; i++) core.spawn(100 + i, 5);
+    core.overflow(0);
+    core.overflow(0);
+    writer.emit(traceClock() + 1, EV_PARK, 0, 0, 0);
+    const ev = exportTrace(views as any, 2, ['a']).traceEvents as Array<Record<string, any>>;
+    const overflows = ev.filter((e) => e.name === 'overflow');
+    expect(overflows.map((e) => e.args)).toEqual([{ P: 0, count: 1 }, { P: 0, count: 1 }]);
+    const task = ev.find((e) => e.cat === 'task' && e.ph === 'X')!;
+    for (const o of overflows) expect(o.ts).toBeGreaterThanOrEqual(task.ts);
     expectOrdered(ev);
   });
 

@@ -247,18 +247,22 @@ export const MR_YIELDS = M_RT + 56; // f64: turns this M gave its event loop whi
 export const MR_HIST = M_RT + 64; // u32: address of this M's latency histograms (bindings/runtime/latency.ts)
 export const MR_T0 = M_RT + 72; // f64: when this M started (ms since the epoch)
 export const MR_STATE = M_RT + 80; // u32: what this M is doing now (MS_* in bindings/runtime/m.ts), for diagnosis
+export const MR_TRACE_NEXT = M_RT + 84; // u32: slot count at which the runtime reads the clock next (owner only; the core stores 0 after a steal: read it at once)
 
 export const M_SIZE = 3 * LINE;
 
 // The event trace's ring (bindings/runtime/trace.ts has the format and the rest of the events):
 // a block whose first 8 bytes hold the base time, then slots from the next LINE boundary, two
-// per event of capacity. The core writes task starts and spawns, where they happen (execute,
-// newproc).
+// per event of capacity. The core writes the events it makes happen: task starts (execute),
+// spawns (newproc), steals (findRunnable) and ring overflows (runqPutSlow).
 export const TR_HEAD = 8; // bytes before the slots' LINE boundary (the base time, f64)
 export const TR_SLOT = 8; // bytes per slot: two u32 words, the first's low 4 bits its tag
 export const TR_SLOTS_PER_EVENT = 2; // a ring for cap events has cap * 2 slots
 export const TR_EV_START = 1; // [TR_EV_START | g << 4, (fn & TR_FN_MASK) | P << 24]
 export const TR_EV_SPAWN = 2; // [TR_EV_SPAWN | g << 4, parent g]
+export const TR_EV_STEAL = 3; // [TR_EV_STEAL | victim's M + 1 << 4, thief P << 16 | victim P + 1], then an arg slot: the Gs taken
+export const TR_EV_OVERFLOW = 7; // [TR_EV_OVERFLOW, P], then an arg slot: 1 (half the ring went to the global queue)
+export const TR_TAG_ARG = 14; // [TR_TAG_ARG, b]: the second value of the event before it
 export const TR_FN_MASK = 0xffffff; // a start keeps the task id's low 24 bits (P takes the top 8)
 
 // Bits of M_PARK. The core's wakep stores PARK_P; the runtime ORs in the others. A sleeping M

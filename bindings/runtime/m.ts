@@ -7,11 +7,11 @@
 // the core's P-less forms (global queue, global free list).
 
 import {
-  G_DEAD, G_RUNNING, G_WAITING, H_MBASE, H_PBASE, HEADER, MR_TRACE_BUF, P_COUNTERS, PC_STEAL_OPS,
-  P_SIZE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME, MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE,
+  G_DEAD, G_RUNNING, G_WAITING, H_MBASE, HEADER, MR_TRACE_BUF, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
+  MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE,
   JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK, M_INBOX, M_PARK, M_SIZE, MR_ASYNC,
   MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES, S_RT_GIVEBACK,
-  SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK, PC_OVERFLOWS,
+  SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
 import { TaskContext, cancelReason, type ContextHost } from './context.js';
@@ -22,7 +22,7 @@ import { GSlots } from './gslots.js';
 import { macrotask, now } from './platform.js';
 import { JoinRequest, Task, type TaskOwner } from './task.js';
 import { pushInbox } from './inbox.js';
-import { EV_OVERFLOW, EV_PARK, EV_SETTLE, EV_UNPARK, TraceWriter, traceClock } from './trace.js';
+import { EV_PARK, EV_SETTLE, EV_UNPARK, TraceWriter, traceClock } from './trace.js';
 import type { Views } from './values.js';
 
 type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
@@ -98,14 +98,8 @@ export class M implements TaskOwner, ContextHost {
   private readonly kids: Array<Task<unknown> | null> = [];
   private kidsTop = 0;
   private running: TaskContext | null = null;
-  /** The P's overflow and steal counts at the trace's last look (traceFound; traceSeen takes
-   *  them afresh whenever this M gets a P). */
-  private overflowsSeen = 0;
-  private stealsSeen = 0;
   /** The event trace of this M, when tracing is on. */
   private readonly trace: TraceWriter | null;
-  /** Address of P0's block (read once from the header). */
-  private readonly pBase: number;
   /** Latency histograms of this M, and the spawn counter that picks the sampled Gs. */
   private readonly lat: LatencyRecorder | null;
   private sampled = 0;
@@ -129,7 +123,6 @@ export class M implements TaskOwner, ContextHost {
     this.parkIdx = (this.mAddr + M_PARK) >>> 2;
     this.inboxIdx = (this.mAddr + M_INBOX) >>> 2;
     this.trace = this.views.u32[(this.mAddr + MR_TRACE_BUF) >>> 2] !== 0 ? new TraceWriter(this.views, this.mAddr) : null;
-    this.pBase = this.views.u32[(HEADER + H_PBASE) >>> 2];
     const hist = this.views.u32[(this.mAddr + MR_HIST) >>> 2];
     this.lat = hist !== 0 ? new LatencyRecorder(this.views, hist) : null;
     this.views.f64[(this.mAddr + MR_T0) >>> 3] = traceClock();
@@ -138,7 +131,6 @@ export class M implements TaskOwner, ContextHost {
       this.spawned = this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3];
       this.finished = this.views.f64[(this.mAddr + MR_FINISHED) >>> 3];
       this.p = cfg.restart.resumeP;
-      if (this.trace !== null && this.p >= 0) this.traceSeen();
     }
   }
 
@@ -181,7 +173,7 @@ export class M implements TaskOwner, ContextHost {
       if ((this.waiters.size !== 0 || this.restarted) && Atomics.load(this.views.i32, this.inboxIdx) !== 0) this.drainInbox();
       const tr = this.trace;
       let g = core.findRunnable(this.p, m);
-      if (tr !== null) this.traceFound(tr, g);
+      if (tr !== null) tr.tick(); // the core wrote this step's events (a start, a steal): date them
       if (g === 0) {
         const s = core.stopM(this.p, m);
         if (s === Stop.Sleep) {
@@ -189,13 +181,8 @@ export class M implements TaskOwner, ContextHost {
           this.p = -1;
           return Next.Sleep;
         }
-        if (s === Stop.Retry) {
-          this.p = core.acquireP(m);
-          if (tr !== null) this.traceSeen();
-          continue;
-        }
+        if (s === Stop.Retry) { this.p = core.acquireP(m); continue; }
         g = s;
-        if (tr !== null) this.traceFound(tr, g); // stopM's recheck may have stolen
       }
       this.execute(g);
       if ((++n & 63) === 0) {
@@ -268,10 +255,7 @@ export class M implements TaskOwner, ContextHost {
     if ((x & PARK_P) === 0) return false;
     this.p = this.core.acquireP(this.mid);
     this.lastYield = now();
-    if (this.trace !== null) {
-      this.traceSeen();
-      this.trace.emit(traceClock(), EV_UNPARK, 0, this.p, 0);
-    }
+    if (this.trace !== null) this.trace.emit(traceClock(), EV_UNPARK, 0, this.p, 0);
     return true;
   }
 
@@ -398,42 +382,6 @@ export class M implements TaskOwner, ContextHost {
   private setStatus(g: number, a: number, from: number, to: number): void {
     if (this.debug) this.core.gSetStatus(g, from, to);
     else this.views.u32[a >>> 2] = to; // G_STATUS (offset 0): plain, published by the queue or join atomics that follow
-  }
-
-  /**
-   * Records the ring overflows the last task's spawns caused on this P (each moved half of the
-   * ring to the global queue) and the steal findRunnable just made, if any, and reads the clock
-   * when the task starts the core recorded are due one. Called after every findRunnable (before
-   * this M can give the P up), so it stays short: two loads of the owner's own counters,
-   * compared with their values at the last look, and the ring's count; the rare work is
-   * traceCounters'.
-   */
-  private traceFound(tr: TraceWriter, g: number): void {
-    const c = (this.pBase + this.p * P_SIZE + P_COUNTERS) >>> 3;
-    const f64 = this.views.f64;
-    if (f64[c + (PC_OVERFLOWS >>> 3)] !== this.overflowsSeen || f64[c + (PC_STEAL_OPS >>> 3)] !== this.stealsSeen) this.traceCounters(tr, g);
-    tr.tick();
-  }
-
-  /** traceFound saw a counter move: the overflows dated now, then the steal (timed), both
-   *  before the start of g (0: none) the core just wrote. */
-  private traceCounters(tr: TraceWriter, g: number): void {
-    const c = (this.pBase + this.p * P_SIZE + P_COUNTERS) >>> 3;
-    const ov = this.views.f64[c + (PC_OVERFLOWS >>> 3)];
-    const st = this.views.f64[c + (PC_STEAL_OPS >>> 3)];
-    if (g !== 0) tr.hold();
-    if (ov !== this.overflowsSeen) tr.emit(traceClock(), EV_OVERFLOW, 0, this.p, ov - this.overflowsSeen);
-    if (st !== this.stealsSeen) tr.emitSteal(this.p, this.pBase);
-    if (g !== 0) tr.release();
-    this.overflowsSeen = ov;
-    this.stealsSeen = st;
-  }
-
-  /** This M got a P: the trace compares that P's counters from here. */
-  private traceSeen(): void {
-    const c = (this.pBase + this.p * P_SIZE + P_COUNTERS) >>> 3;
-    this.overflowsSeen = this.views.f64[c + (PC_OVERFLOWS >>> 3)];
-    this.stealsSeen = this.views.f64[c + (PC_STEAL_OPS >>> 3)];
   }
 
   /** An async task settled: finish it (or start its join). Runs on this M, P or not. */
@@ -615,7 +563,7 @@ export class M implements TaskOwner, ContextHost {
     else if (ctx.children === null) ctx.children = [t];
     else ctx.children.push(t);
     this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
-    // newproc records the spawn (dated at the next look: traceFound); an M that does not trace
+    // newproc records the spawn (dated by the clock reads around this task); an M that does not trace
     // calls ready, newproc's other half, and pays nothing for tracing.
     if (this.trace === null) core.ready(this.p, g, 1);
     else core.newproc(this.p, this.mid, g, ctx.g);

@@ -8,9 +8,14 @@
 //
 //   start    [EV_START | g << 4,  fn | P << 24]  written by the core's execute (assembly/trace.ts)
 //   spawn    [EV_SPAWN | g << 4,  parent g]      written by the core's newproc
-//   3 to 7   [kind | g << 4,      a]          followed by an arg slot if b is not 0, then a
-//                                             time slot
-//   arg      [TAG_ARG,            b]          the b of the event before it (a steal's count)
+//   steal    [EV_STEAL | vm << 4, P << 16 | v]   written by the core's findRunnable, then an arg
+//                                                slot (the Gs taken); the start of the first
+//                                                stolen G follows
+//   overflow [EV_OVERFLOW,        P]             written by the core's runqPutSlow, then an arg
+//                                                slot (1)
+//   4 to 6   [kind | g << 4,      a]          park, unpark, settle: written here, each followed
+//                                             by a time slot
+//   arg      [TAG_ARG,            b]          the b of the event before it
 //   time     [TAG_TIME | hi << 4, lo]         the event before it happened hi * 2^32 + lo ns
 //                                             after the ring's base time (a writer starts
 //                                             with one: the time its first events count from)
@@ -18,11 +23,12 @@
 // The ring's block starts with the base time (f64, ms since the epoch); the slots start at the
 // next cache line, and a line of padding follows them, so no other thread's data shares a line
 // with them. A ring for `cap` events has 2 * cap slots: an untimed event takes one, a timed one
-// two, a steal three (and a start follows each steal). The layout (TR_*) is shared with the core,
-// which writes the task starts where it decides them, into the same ring on the same thread.
+// two, a steal or an overflow two (and a start follows each steal). The layout (TR_*) is shared
+// with the core, which writes the events it makes happen into the same ring, on the same thread.
 //
-// Task starts and spawns carry no time: the export spreads each run of them evenly between the
-// time slots around it (see TraceWriter). A task's slice ends at its M's next start, steal or
+// The core's events carry no time: the export spreads each run of them evenly between the time
+// slots around it (see TraceWriter); after a steal the core asks for a clock read at the next
+// look (MR_TRACE_NEXT 0), so a steal is dated to within a task of the start it leads to. A task's slice ends at its M's next start, steal or
 // park (spawns, overflows and settles happen inside it). The main thread's monitor keeps its own
 // list (lent and retired spare Ps, replaced threads), exported as track 0.
 //
@@ -31,30 +37,32 @@
 // the last clock read (all of them once the work is done: every M writes a time slot when it
 // parks).
 //
-// Cost, per fine-grained event: two word stores, and one clock read per run of events spanning
-// 16 us or more; a task start costs no JS at all. bench/trace-cost.mjs measures the whole on
-// fibc(27) on 2 Ps (about 1.7 events per task, a task every 0.2 us on each P).
+// Cost, per fine-grained event: two word stores in the core, and one clock read per run of
+// events spanning 16 us or more; the runtime looks at the count once per task. bench/trace-cost.mjs
+// measures the whole on fibc(27) on 2 Ps (about 1.7 events per task, a task every 0.2 us on each
+// P).
 
 import {
-  HEADER, H_MBASE, LINE, M_SIZE, MR_TRACE_BUF, MR_TRACE_CAP, MR_TRACE_POS, MR_TRACE_PUB, P_M,
-  P_SIZE, P_STEAL_N, P_STEAL_VICTIM, TR_EV_SPAWN, TR_EV_START, TR_FN_MASK, TR_HEAD, TR_SLOT, TR_SLOTS_PER_EVENT,
+  HEADER, H_MBASE, LINE, M_SIZE, MR_TRACE_BUF, MR_TRACE_CAP, MR_TRACE_NEXT, MR_TRACE_POS,
+  MR_TRACE_PUB, TR_EV_OVERFLOW, TR_EV_SPAWN, TR_EV_START, TR_EV_STEAL, TR_FN_MASK, TR_HEAD, TR_SLOT,
+  TR_SLOTS_PER_EVENT, TR_TAG_ARG,
 } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
 
 export const EV_START = TR_EV_START; // g started (a = P, b = task id): written by the core
 export const EV_SPAWN = TR_EV_SPAWN; // g spawned (a = parent g): written by the core
-export const EV_STEAL = 3; // this M's P took b Gs from P a-1's ring (g = victim's M + 1)
+export const EV_STEAL = TR_EV_STEAL; // this M's P took b Gs from P a-1's ring (g = victim's M + 1): written by the core
 export const EV_PARK = 4; // this M dropped its P (a = P) and went to sleep
 export const EV_UNPARK = 5; // this M woke holding P a
 export const EV_SETTLE = 6; // async g settled on this M (a = 1 ok, 0 failed)
-export const EV_OVERFLOW = 7; // spawns overflowed P a's ring b times since the last look: each moved half of it to the global queue
+export const EV_OVERFLOW = TR_EV_OVERFLOW; // a spawn overflowed P a's ring (b = 1): half of it moved to the global queue; written by the core
 
 const EVENT_NAMES = ['', 'start', 'spawn', 'steal', 'park', 'unpark', 'settle', 'overflow'];
 
 /** An event the main thread's monitor records (DESIGN.md "sysmon and handoff"). */
 export interface MonitorEvent { t: number; name: 'handoff' | 'retire' | 'giveback' | 'restart'; args: Record<string, number> }
 
-const TAG_ARG = 14;
+const TAG_ARG = TR_TAG_ARG;
 const TAG_TIME = 15;
 /** Bytes per slot; slots per event of capacity; a start's task id is kept to its low 24 bits
  *  (the P takes the top 8: MAX_PROCS is 256). See the file comment. */
@@ -112,21 +120,18 @@ export class TraceWriter {
   /** Word index of slot 0; slots - 1. */
   private readonly base: number;
   private readonly mask: number;
-  /** Word indexes of MR_TRACE_POS (slots written) and MR_TRACE_PUB (slots published). */
+  /** Word indexes of MR_TRACE_POS (slots written), MR_TRACE_PUB (slots published) and
+   *  MR_TRACE_NEXT (read the clock when the count reaches it: the count at the last read +
+   *  `every`, a power of two adapted by `readClock`; the core stores 0 after a steal). */
   private readonly posIdx: number;
   private readonly pubIdx: number;
+  private readonly nextIdx: number;
   private readonly maxEvery: number;
   /** The ring's base time (ms since the epoch). */
   private readonly t0: number;
   private readonly slots: number;
   private lastTime: number;
-  /** Read the clock when the slot count reaches this (the count at the last read + `every`, a
-   *  power of two adapted by `readClock`). */
-  private nextClock = 0;
   private every = 1;
-  /** The slot `hold` took off the ring. */
-  private held0 = 0;
-  private held1 = 0;
 
   constructor(views: Views, mAddr: number) {
     const buf = views.u32[(mAddr + MR_TRACE_BUF) >>> 2];
@@ -140,6 +145,7 @@ export class TraceWriter {
     this.slots = slots;
     this.posIdx = (mAddr + MR_TRACE_POS) >>> 2;
     this.pubIdx = (mAddr + MR_TRACE_PUB) >>> 2;
+    this.nextIdx = (mAddr + MR_TRACE_NEXT) >>> 2;
     this.maxEvery = Math.max(1, Math.min(CLOCK_EVERY_MAX, slots >>> 2));
     this.lastTime = traceClock();
     // A worker that replaces a crashed one continues its M's ring, and its base time.
@@ -152,26 +158,8 @@ export class TraceWriter {
    *  spawns) have brought the slot count to the next read. Spawns are not looked at one by
    *  one (that cost 2% of fibc(27)): a task's spawns are dated by the reads around the task. */
   tick(): void {
-    if (this.u32[this.posIdx] >= this.nextClock) this.readClock();
-  }
-
-  /**
-   * Takes the last slot (a task start the core just wrote) off the ring until `release`, so
-   * events that happened before that start (the steal that found it, the previous task's ring
-   * overflows) can be written first. Rare: a steal or an overflow.
-   */
-  hold(): void {
     const u = this.u32;
-    const pos = u[this.posIdx] - 1;
-    const w = this.base + ((pos & this.mask) << 1);
-    this.held0 = u[w];
-    this.held1 = u[w + 1];
-    u[this.posIdx] = pos;
-  }
-
-  /** Puts the slot `hold` took back, after what was written meanwhile. */
-  release(): void {
-    this.put(this.held0, this.held1);
+    if (u[this.posIdx] >= u[this.nextIdx]) this.readClock();
   }
 
   /** An event (kind 3 to 7) at a clock time read by the caller. */
@@ -179,17 +167,6 @@ export class TraceWriter {
     this.put(kind | (g << 4), a);
     if (b !== 0) this.put(TAG_ARG, b);
     this.stamp(time);
-  }
-
-  /** The steal P p's findRunnable just made, from the words the core leaves in the thief's P
-   *  block (DESIGN.md "runqSteal"); pBase is P0's block. */
-  emitSteal(p: number, pBase: number): void {
-    const u = this.u32;
-    const pa = pBase + p * P_SIZE;
-    const victim = u[(pa + P_STEAL_VICTIM) >>> 2]; // the owner's own words
-    const n = u[(pa + P_STEAL_N) >>> 2];
-    const vm = victim === 0 ? 0 : Atomics.load(u, (pBase + (victim - 1) * P_SIZE + P_M) >>> 2);
-    this.emit(traceClock(), EV_STEAL, vm, (p << 16) | victim, n);
   }
 
   private put(w0: number, w1: number): void {
@@ -228,7 +205,7 @@ export class TraceWriter {
       pos -= POS_WRAP;
       this.u32[this.posIdx] = pos;
     }
-    this.nextClock = pos + this.every;
+    this.u32[this.nextIdx] = pos + this.every; // plain: the M's own word
     Atomics.store(this.u32, this.pubIdx, pos);
     this.lastTime = now;
   }
@@ -282,7 +259,9 @@ function readRing(views: Views, mAddr: number): TraceEvent[] {
     }
   }
   // Events between two time slots share the interval evenly: with the slots dating events i0
-  // and i1 at times ta and tb, event i0 + k gets ta + k * (tb - ta) / (i1 - i0).
+  // and i1 at times ta and tb, event i0 + k gets ta + k * (tb - ta) / (i1 - i0). A steal takes
+  // tb instead: the core asked for the read that follows it (MR_TRACE_NEXT), at the next look
+  // after findRunnable, so tb is its time; spread, it would cut the task before it short.
   let prevAt = -1;
   let prevT = NaN;
   for (let j = 0; j < at.length; j++) {
@@ -292,7 +271,7 @@ function readRing(views: Views, mAddr: number): TraceEvent[] {
       for (let i = 0; i <= i1; i++) list[i].t = t1; // the ring wrapped: the oldest get the first time
     } else {
       const step = (t1 - prevT) / (i1 - prevAt);
-      for (let i = prevAt + 1; i <= i1; i++) list[i].t = prevT + step * (i - prevAt);
+      for (let i = prevAt + 1; i <= i1; i++) list[i].t = list[i].kind === EV_STEAL ? t1 : prevT + step * (i - prevAt);
     }
     prevAt = i1;
     prevT = t1;

@@ -11,13 +11,15 @@
 
 import {
   P_HEAD, P_RUNNEXT, P_RUNNING, P_RUNQ, P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, P_STEAL_VICTIM, P_STEAL_N,
-  P_TAIL, PC_OVERFLOWS, PC_STEAL_OPS, PC_STOLEN, RUNQ_HALF, RUNQ_MASK, RUNQ_SIZE, S_DUMMY,
+  P_TAIL, PC_OVERFLOWS, PC_STEAL_OPS, PC_STOLEN, RUNQ_HALF, RUNQ_MASK, RUNQ_SIZE, S_DUMMY, P_M,
+  MR_TRACE_BUF,
 } from '../../../assembly/shared/layout.js';
 // runq.ts and globrunq.ts import each other, as Go's runqputslow and globrunqget call each
 // other's side; only function declarations cross, so the cycle is safe in either load order.
 import { globrunqPutBatch } from './globrunq.js';
 import { gSetLink } from './gtable.js';
-import { pCounters, pWord, type Mem } from './mem.js';
+import { mWord, pCounters, pWord, type Mem } from './mem.js';
+import { traceOverflow } from './trace.js';
 
 const TAIL = P_TAIL >> 2;
 const HEAD = P_HEAD >> 2;
@@ -33,6 +35,8 @@ const STEAL_OPS = PC_STEAL_OPS >> 3;
 const STOLEN = PC_STOLEN >> 3;
 const S_DUMMY_W = S_DUMMY >> 2;
 const BACKOFF_MS = 0.003; // Go's usleep(3) in runqgrab
+const P_M_W = P_M >> 2;
+const TRACE_BUF = MR_TRACE_BUF >> 2;
 
 /** Puts g on P p's ring; with next != 0, g goes to runnext and the G it displaces is kicked to
  *  the ring's tail. A full ring moves half of itself and g to the global queue. Owner P only. */
@@ -76,6 +80,12 @@ export function runqPutSlow(m: Mem, p: number, g: number, h: number): boolean {
   gSetLink(m, prev, g);
   globrunqPutBatch(m, first, g, RUNQ_HALF + 1);
   m.f64[pCounters(p) + OVERFLOWS] += 1; // plain: owner counter
+  const owner = Atomics.load(m.i32, w + P_M_W); // the owner M + 1 (0: none yet): pairs with wakep/acquireP's store
+  if (owner !== 0) {
+    const mw = mWord(m, owner - 1);
+    const ring = m.i32[mw + TRACE_BUF]; // plain: set before the M started; 0 when tracing is off
+    if (ring !== 0) traceOverflow(m, mw, ring >>> 0, p);
+  }
   return true;
 }
 

@@ -23,7 +23,7 @@ import { schedLock, schedUnlock } from './lock.js';
 import { flags, mWord, nprocs, pCounters, pWord, type Mem } from './mem.js';
 import { runqEmpty, runqGet, runqPut } from './runq.js';
 import { stealWork } from './steal.js';
-import { traceSpawn, traceStart } from './trace.js';
+import { traceSpawn, traceStart, traceSteal } from './trace.js';
 
 const NMSPINNING_W = S_NMSPINNING >> 2;
 const TRACE_BUF = MR_TRACE_BUF >> 2;
@@ -196,7 +196,12 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
   }
   if (spinning) {
     g = stealWork(m, p); // rings hold normal Gs only
-    if (g !== 0) return execute(m, p, mi, g, true);
+    if (g !== 0) {
+      const mw = mWord(m, mi);
+      const ring = m.i32[mw + TRACE_BUF]; // plain: set before the M started; 0 when tracing is off
+      if (ring !== 0) traceSteal(m, mw, ring >>> 0, p); // before execute writes the stolen G's start
+      return execute(m, p, mi, g, true);
+    }
     f64[c + STEAL_MISSES] += 1; // plain: owner counter
   }
   if (classqSize(m, PRIO_LOW) > 0) { // also when the spin limit forbade stealing

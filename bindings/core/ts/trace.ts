@@ -1,19 +1,25 @@
-// The TypeScript twin of assembly/trace.ts: the core's part of the event trace, task starts and
-// spawns recorded where the core makes them happen (execute, newproc), into the ring of the M
-// concerned (bindings/runtime/trace.ts has the format, the other events and the export). The
-// ring's words are the M's own, so nothing here is atomic: the runtime publishes the slot count
+// The TypeScript twin of assembly/trace.ts: the core's part of the event trace, task starts,
+// spawns, steals and ring overflows recorded where the core makes them happen (execute, newproc,
+// findRunnable, runqPutSlow), into the ring of the M concerned (bindings/runtime/trace.ts has the
+// format, the other events, the clock reads and the export). The ring's words are the M's own,
+// so nothing here is atomic but the load of the victim's M: the runtime publishes the slot count
 // with each time slot.
 
 import {
-  G_FN, LINE, MR_TRACE_CAP, MR_TRACE_POS, TR_EV_SPAWN, TR_EV_START, TR_FN_MASK, TR_HEAD, TR_SLOT,
-  TR_SLOTS_PER_EVENT,
+  G_FN, LINE, MR_TRACE_CAP, MR_TRACE_NEXT, MR_TRACE_POS, P_M, P_STEAL_N, P_STEAL_VICTIM,
+  TR_EV_OVERFLOW, TR_EV_SPAWN, TR_EV_START, TR_EV_STEAL, TR_FN_MASK, TR_HEAD, TR_SLOT,
+  TR_SLOTS_PER_EVENT, TR_TAG_ARG,
 } from '../../../assembly/shared/layout.js';
 import { gWord } from './gtable.js';
-import { cover, type Mem } from './mem.js';
+import { cover, pWord, type Mem } from './mem.js';
 
 const CAP = MR_TRACE_CAP >> 2;
 const POS = MR_TRACE_POS >> 2;
 const FN = G_FN >> 2;
+const NEXT = MR_TRACE_NEXT >> 2;
+const STEAL_VICTIM = P_STEAL_VICTIM >> 2;
+const STEAL_N = P_STEAL_N >> 2;
+const P_M_W = P_M >> 2;
 
 /** Appends the slot [w0, w1] to the ring at byte `buf` of the M whose block is at i32 index
  *  mw. That M only. */
@@ -37,4 +43,24 @@ export function traceStart(m: Mem, mw: number, buf: number, p: number, g: number
 /** Records that G parent spawned G g (newproc). */
 export function traceSpawn(m: Mem, mw: number, buf: number, g: number, parent: number): void {
   tracePut(m, mw, buf, TR_EV_SPAWN | (g << 4), parent);
+}
+
+/** Records the steal P p just made, from the words runqSteal left in its block, and asks the
+ *  runtime to read the clock at its next look (MR_TRACE_NEXT 0), so the steal is dated right
+ *  before the start of the first stolen G, written next (findRunnable). */
+export function traceSteal(m: Mem, mw: number, buf: number, p: number): void {
+  const w = pWord(p);
+  const victim = m.i32[w + STEAL_VICTIM]; // plain: the thief's own words
+  const vm = victim === 0 ? 0 : Atomics.load(m.i32, pWord(victim - 1) + P_M_W); // the victim's M + 1: pairs with acquireP's store
+  const n = m.i32[w + STEAL_N];
+  tracePut(m, mw, buf, TR_EV_STEAL | (vm << 4), (p << 16) | victim);
+  tracePut(m, mw, buf, TR_TAG_ARG, n);
+  m.i32[mw + NEXT] = 0; // plain: owner only
+}
+
+/** Records that P p's ring overflowed once (half of it went to the global queue)
+ *  (runqPutSlow). */
+export function traceOverflow(m: Mem, mw: number, buf: number, p: number): void {
+  tracePut(m, mw, buf, TR_EV_OVERFLOW, p);
+  tracePut(m, mw, buf, TR_TAG_ARG, 1);
 }
