@@ -44,10 +44,11 @@
 
 import {
   HEADER, H_MBASE, LINE, M_SIZE, MR_TRACE_BUF, MR_TRACE_CAP, MR_TRACE_NEXT, MR_TRACE_POS,
-  MR_TRACE_PUB, TR_EV_OVERFLOW, TR_EV_SPAWN, TR_EV_START, TR_EV_STEAL, TR_FN_MASK, TR_HEAD, TR_SLOT,
+  MR_TRACE_PUB, TR_EV_OVERFLOW, TR_EV_SPAWN, TR_EV_START, TR_EV_STEAL, TR_FN_MASK, TR_SLOT,
   TR_SLOTS_PER_EVENT, TR_TAG_ARG,
 } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
+import { traceSlot0 as ringSlots } from '../core/ts/trace.js';
 
 export const EV_START = TR_EV_START; // g started (a = P, b = task id): written by the core
 export const EV_SPAWN = TR_EV_SPAWN; // g spawned (a = parent g): written by the core
@@ -74,10 +75,6 @@ const TWO_32 = 4294967296;
  *  integers (2^30). */
 const POS_WRAP = 1 << 29;
 
-/** Byte address of slot 0 of the ring whose block is at buf (see the file comment). */
-function ringSlots(buf: number): number {
-  return (buf + TR_HEAD + LINE - 1) & -LINE;
-}
 
 /** Clock for trace events: ms since the epoch, comparable across threads. */
 const origin = performance.timeOrigin;

@@ -21,12 +21,18 @@ const STEAL_VICTIM = P_STEAL_VICTIM >> 2;
 const STEAL_N = P_STEAL_N >> 2;
 const P_M_W = P_M >> 2;
 
+/** Byte address of slot 0 of the ring whose block is at `buf` (the slots start at the first
+ *  LINE boundary past the base time). Any thread. */
+export function traceSlot0(buf: number): number {
+  return (buf + TR_HEAD + LINE - 1) & -LINE;
+}
+
 /** Appends the slot [w0, w1] to the ring at byte `buf` of the M whose block is at i32 index
  *  mw. That M only. */
 function tracePut(m: Mem, mw: number, buf: number, w0: number, w1: number): void {
   const slots = m.i32[mw + CAP] * TR_SLOTS_PER_EVENT; // plain: set before the M started
   const pos = m.i32[mw + POS]; // plain: owner only
-  const at = ((buf + TR_HEAD + LINE - 1) & -LINE) + (pos & (slots - 1)) * TR_SLOT;
+  const at = traceSlot0(buf) + (pos & (slots - 1)) * TR_SLOT;
   if (at + TR_SLOT > m.end) cover(m, at + TR_SLOT);
   const i32 = m.i32;
   i32[at >> 2] = w0;
