@@ -15,7 +15,7 @@ import {
   check, closeSafely, finishProcess, guardRejections, header, interleave, isDeno, isMain, loadStealwork, now, parseArgs,
   printTable, quantile, Results, sleep, startScheduler, suiteJSON, TASKS_URL, writeJSON,
 } from './common.mjs';
-import { calibrateBurn } from './workloads.mjs';
+import { burst, calibrateBurn, poolRunner, stealworkRunner } from './workloads.mjs';
 
 const WORKER = new URL('./pool-worker.mjs', import.meta.url);
 
@@ -23,23 +23,6 @@ export function prioritySizes(quick) {
   return quick
     ? { burst: { holds: 16, holdMs: 20, bursts: 4, per: 50, gapMs: 5 }, mixed: { ms: 600, lowBacklog: 60, lowMs: 5, normalEvery: 2, normalMs: 1, highEvery: 1 } }
     : { burst: { holds: 16, holdMs: 50, bursts: 10, per: 100, gapMs: 10 }, mixed: { ms: 2000, lowBacklog: 200, lowMs: 5, normalEvery: 2, normalMs: 1, highEvery: 1 } };
-}
-
-/** The burst with the tiny tasks submitted through `tiny` and the long ones through `long`. */
-async function burstWith(long, tiny, { holds, holdMs, bursts, per, gapMs }) {
-  const held = [];
-  for (let i = 0; i < holds; i++) held.push(long('hold', holdMs));
-  await sleep(5);
-  const lat = [];
-  const done = [];
-  for (let b = 0; b < bursts; b++) {
-    if (b > 0) await sleep(gapMs);
-    const t0 = now();
-    for (let i = 0; i < per; i++) done.push(tiny('inc', i).then((v) => { check(v === i + 1, 'inc'); lat.push(now() - t0); }));
-  }
-  await Promise.all(done);
-  await Promise.all(held);
-  return lat;
 }
 
 /**
@@ -87,17 +70,20 @@ export async function runPriorities(opts) {
       const { Piscina } = await import('piscina');
       piscina = new Piscina({ filename: WORKER.href, minThreads: P, maxThreads: P, idleTimeout: 60_000 });
     }
+    const runner = stealworkRunner('stealwork', sched);
+    const high = (task, arg) => sched.with({ priority: 'high' }).run(task, arg);
+    const pool = piscina === null ? null : poolRunner('piscina', piscina, () => piscina.destroy());
     // Warm up every path.
-    await burstWith((n, a) => sched.run(n, a), (n, a) => sched.with({ priority: 'high' }).run(n, a), { holds: 4, holdMs: 2, bursts: 2, per: 20, gapMs: 1 });
-    if (piscina) await burstWith((n, a) => piscina.run(a, { name: n }), (n, a) => piscina.run(a, { name: n }), { holds: 4, holdMs: 2, bursts: 2, per: 20, gapMs: 1 });
+    await burst(runner, { holds: 4, holdMs: 2, bursts: 2, per: 20, gapMs: 1 }, high);
+    if (piscina) await burst(pool, { holds: 4, holdMs: 2, bursts: 2, per: 20, gapMs: 1 });
 
     await res.attempt('burst', async () => {
       const B = S.burst;
       const variants = ['high', 'no priorities', ...(piscina ? ['piscina'] : [])];
       const runOf = {
-        high: () => burstWith((n, a) => sched.run(n, a), (n, a) => sched.with({ priority: 'high' }).run(n, a), B),
-        'no priorities': () => burstWith((n, a) => sched.run(n, a), (n, a) => sched.run(n, a), B),
-        piscina: () => burstWith((n, a) => piscina.run(a, { name: n }), (n, a) => piscina.run(a, { name: n }), B),
+        high: () => burst(runner, B, high),
+        'no priorities': () => burst(runner, B),
+        piscina: () => burst(pool, B),
       };
       const before = sched.stats().sched.handoffs;
       const out = await interleave(variants, reps, (v) => runOf[v]());

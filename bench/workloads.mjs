@@ -140,8 +140,10 @@ export async function skewedRoots(r, iters, expectSum) {
 /**
  * Burst latency: `holds` tasks of `holdMs` occupy every P; 5 ms later `bursts` bursts of `per`
  * tiny tasks arrive, one burst every `gapMs`. Returns each tiny task's submit-to-result time (ms).
+ * The tiny tasks go through `tiny(task, arg)` when given (the priorities suite submits them at
+ * high priority), else through the runner like the long ones.
  */
-export async function burst(r, { holds, holdMs, bursts, per, gapMs }) {
+export async function burst(r, { holds, holdMs, bursts, per, gapMs }, tiny = (task, arg) => r.run(task, arg)) {
   const long = [];
   for (let i = 0; i < holds; i++) long.push(r.run('hold', holdMs));
   await sleep(5);
@@ -150,7 +152,7 @@ export async function burst(r, { holds, holdMs, bursts, per, gapMs }) {
   for (let b = 0; b < bursts; b++) {
     if (b > 0) await sleep(gapMs);
     const t0 = now();
-    for (let i = 0; i < per; i++) done.push(r.run('inc', i).then(() => { lat.push(now() - t0); }));
+    for (let i = 0; i < per; i++) done.push(tiny('inc', i).then((v) => { check(v === i + 1, 'inc'); lat.push(now() - t0); }));
   }
   await Promise.all(done);
   await Promise.all(long);
