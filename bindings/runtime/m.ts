@@ -231,8 +231,7 @@ export class M implements TaskOwner, ContextHost {
   private sleepSync(): boolean {
     const i32 = this.views.i32;
     const idx = this.parkIdx;
-    let spins = 0;
-    let yields = 0;
+    let rung = 0;
     for (;;) {
       if (this.asyncPending !== 0 || this.waiters.size !== 0) return false;
       const x = Atomics.exchange(i32, idx, 0); // pairs with wakep's store and pushInbox's or
@@ -241,11 +240,16 @@ export class M implements TaskOwner, ContextHost {
         return false;
       }
       if (this.woke(x)) return true;
-      this.state(MS_SLEEP);
-      if (spins < this.cfg.spinLimit) { spins++; continue; }
-      if (yields < this.cfg.yieldLimit) { yields++; Atomics.wait(i32, idx, 0, 0.001); continue; }
-      Atomics.wait(i32, idx, 0, PARK_TIMEOUT_MS); // woken by wakep (notify) or pushInbox
+      this.rung(i32, idx, rung++);
     }
+  }
+
+  /** Rung k of the park ladder: the first spinLimit are polls, the next yieldLimit waits of
+   *  1 us, then Atomics.wait bounded to PARK_TIMEOUT_MS (woken by wakep's notify or pushInbox). */
+  private rung(i32: Int32Array, idx: number, k: number): void {
+    this.state(MS_SLEEP);
+    if (k < this.cfg.spinLimit) return;
+    Atomics.wait(i32, idx, 0, k < this.cfg.spinLimit + this.cfg.yieldLimit ? 0.001 : PARK_TIMEOUT_MS);
   }
 
   /** The park word's bits x (PARK_MSG aside) after a sleep: true when the sleep is over. */
@@ -264,12 +268,12 @@ export class M implements TaskOwner, ContextHost {
   private async sleepAsync(): Promise<void> {
     const i32 = this.views.i32;
     const idx = this.parkIdx;
-    let spins = 0;
-    let yields = 0;
+    let rung = 0;
     for (;;) {
       const x = Atomics.exchange(i32, idx, 0); // pairs with wakep's store and pushInbox's or
       if ((x & PARK_MSG) !== 0) {
-        // Stop and inbox first, as woke() does, then the buffers, then the P.
+        // Stop first, as in woke(); then the buffers, before woke() drains the inbox (a result
+        // may hold one of them) and takes the P.
         if (Atomics.load(i32, S_RT_STOP >>> 2) !== 0) { this.stopping = true; return; }
         await this.receiveShares();
       }
@@ -280,10 +284,7 @@ export class M implements TaskOwner, ContextHost {
         if (w.async) await w.value;
         continue;
       }
-      this.state(MS_SLEEP);
-      if (spins < this.cfg.spinLimit) { spins++; continue; }
-      if (yields < this.cfg.yieldLimit) { yields++; Atomics.wait(i32, idx, 0, 0.001); continue; }
-      Atomics.wait(i32, idx, 0, PARK_TIMEOUT_MS); // woken by wakep (notify) or pushInbox
+      this.rung(i32, idx, rung++);
     }
   }
 
