@@ -30,7 +30,7 @@
 // slots around it (see TraceWriter); after a steal the core asks for a clock read at the next
 // look (MR_TRACE_NEXT 0), so a steal is dated to within a task of the start it leads to. A task's slice ends at its M's next start, steal or
 // park (spawns, overflows and settles happen inside it). The main thread's monitor keeps its own
-// list (lent and retired spare Ps, replaced threads), exported as track 0.
+// list (lent and retired spare Ps, replaced threads), exported as track 0, which is always there.
 //
 // MR_TRACE_POS counts the slots written (plain: the M's own word, bumped by this writer and by
 // the core); MR_TRACE_PUB publishes it with each time slot, so a reader sees the events up to
@@ -304,10 +304,11 @@ export function exportTrace(views: Views, nms: number, taskNames: readonly strin
   }
   const us = (t: number): number => Math.round((t - t0) * 1000 * 1000) / 1000;
   events.push({ name: 'process_name', ph: 'M', ts: 0, pid: 1, tid: 0, args: { name: 'stealwork' } });
-  if (monitor.length !== 0) {
-    events.push({ name: 'thread_name', ph: 'M', ts: 0, pid: 1, tid: 0, args: { name: 'monitor (main thread)' } });
-    for (const e of monitor) events.push({ name: e.name, cat: 'monitor', ph: 'i', s: 't', ts: Math.max(0, us(e.t)), pid: 1, tid: 0, args: e.args });
-  }
+  // Track 0 is named even when the monitor did nothing: whether it lends a spare depends on how
+  // the OS schedules the threads (one descheduled for handoffAfterMs while work waits looks
+  // stuck), so the tracks are a function of the options alone: 0, then 1 .. nms - 1.
+  events.push({ name: 'thread_name', ph: 'M', ts: 0, pid: 1, tid: 0, args: { name: 'monitor (main thread)' } });
+  for (const e of monitor) events.push({ name: e.name, cat: 'monitor', ph: 'i', s: 't', ts: Math.max(0, us(e.t)), pid: 1, tid: 0, args: e.args });
   // Task slices first: a task runs from its start to the M's next scheduling event (the next
   // start, steal or park); spawns and settles happen inside it and do not end it.
   const slices: Array<Array<{ ts: number; dur: number; i: number }>> = perM.map((list) => {
