@@ -1,0 +1,12 @@
+// main.js
+import { Scheduler } from 'stealwork';
+
+const sched = await Scheduler.start({
+  tasks: new URL('./tasks.js', import.meta.url), // loaded in every worker
+  procs: 4,                                      // number of Ps; default: available parallelism
+  backend: 'wasm',                               // 'wasm' | 'js'
+});
+console.log(await sched.run('fibc', 30));       // spawn a root task, await its result
+const t = sched.spawn('fib', 20);               // a Task handle; `await t` gives the result
+console.log(await t, sched.stats().totals);     // counters per P, per thread, in total
+await sched.close();                            // finish what was spawned, then stop the threads
