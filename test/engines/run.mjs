@@ -119,7 +119,10 @@ function firstError(r) {
 
 /** Why a run failed, or null. */
 function verdict(workload, r, hangMs) {
-  if (r.hung) return `hang: still running after ${hangMs / 1000} s, killed`;
+  if (r.hung) {
+    const said = `${r.stderr}\n${r.stdout}`.trim() === '' ? 'no output' : `its output so far: ${firstError(r)}`;
+    return `hang: still running after ${hangMs / 1000} s, killed (${said})`;
+  }
   if (r.code !== 0) return `exit ${r.code ?? r.signal}: ${firstError(r)}`;
   const bad = checkOutput(workload, r.stdout);
   return bad === null ? null : `wrong output: ${bad}`;
