@@ -4,6 +4,10 @@
 // fresh copies, so the block may be freed the moment decodeValue returns. Only SHARED_BUFFER
 // and SHARED_VIEW items give shared memory back, through the registry.
 //
+// Identity: an item whose head carries REF_TARGET is remembered by its address as soon as its
+// object exists (a container before its children, so a cycle finds it), and a REF item gives
+// that very object back. A block without REFs costs one bit test per object.
+//
 // The walk keeps its cursor and the current views in module-level variables (no allocation
 // per call); decodeValue saves and restores them in locals, so a nested decode (a registry
 // lookup that decodes) is safe.
@@ -12,7 +16,8 @@ import {
   K_UNDEFINED, K_NULL, K_FALSE, K_TRUE, K_FLOAT64, K_INT32, K_BIGINT_POS, K_BIGINT_NEG,
   K_ASCII, K_LATIN1, K_UTF16, K_UTF16_LONE, K_ARRAY, K_NUMBER_ARRAY, K_OBJECT, K_OBJECT_NULL, K_DATE, K_MAP, K_SET,
   K_ERROR, K_ABSENT, K_THROWN, K_ARRAY_BUFFER, K_SHARED_BUFFER, K_TYPED, K_SHARED_VIEW,
-  N_ESCAPE, HEAD_KIND_MASK, HEAD_N_SHIFT, BLOCK_PREFIX, VIEW_COUNT, VIEW_CTORS,
+  K_REF, K_HOLE, K_ARRAY_PROPS, K_SPARSE_ARRAY, K_REGEXP, K_BOXED,
+  N_ESCAPE, HEAD_KIND_MASK, HEAD_N_SHIFT, REF_TARGET, BLOCK_PREFIX, VIEW_COUNT, VIEW_CTORS,
   align4,
 } from './format.js';
 import type { SharedRegistry } from './hooks.js';
@@ -48,6 +53,18 @@ let f64: Float64Array = new Float64Array(0);
 /** Byte address of the next head word. */
 let p = 0;
 let registry: SharedRegistry | null = null;
+/** Address of the block being decoded (REF offsets count from it). */
+let base = 0;
+/** REF_TARGET objects met so far, by item address; made at the first one. */
+let refs: Map<number, unknown> | null = null;
+
+/** Remembers the object of the item at `at` when its head h says a REF will come back to it. */
+function remember(h: number, at: number, o: unknown): void {
+  if ((h & REF_TARGET) !== 0) (refs ??= new Map()).set(at, o);
+}
+
+/** What item() returns for a HOLE: never a value. */
+const HOLE = Symbol('hole');
 
 const fromCharCode = String.fromCharCode;
 
@@ -180,10 +197,16 @@ function item(): unknown {
     case K_LATIN1:
     case K_UTF16:
     case K_UTF16_LONE: return string(kind, count(h));
-    case K_ARRAY: {
+    case K_ARRAY:
+    case K_ARRAY_PROPS: {
       const n = count(h);
       const a = new Array<unknown>(n);
-      for (let i = 0; i < n; i++) a[i] = item();
+      remember(h, at, a);
+      for (let i = 0; i < n; i++) {
+        const v = item();
+        if (v !== HOLE) a[i] = v;
+      }
+      if (kind === K_ARRAY_PROPS) pairs(a);
       return a;
     }
     case K_NUMBER_ARRAY: {
@@ -193,12 +216,20 @@ function item(): unknown {
       p += 8 * n;
       const a = new Array<number>(n);
       for (let i = 0; i < n; i++) a[i] = f64[q + i]!;
+      remember(h, at, a);
+      return a;
+    }
+    case K_SPARSE_ARRAY: {
+      const a = new Array<unknown>(count(h));
+      remember(h, at, a);
+      pairs(a);
       return a;
     }
     case K_OBJECT:
     case K_OBJECT_NULL: {
       const n = count(h);
       const o: Record<string, unknown> = kind === K_OBJECT ? {} : Object.create(null);
+      remember(h, at, o);
       for (let i = 0; i < n; i++) {
         const k = text();
         const v = item();
@@ -207,15 +238,26 @@ function item(): unknown {
       }
       return o;
     }
+    case K_REF: {
+      const off = u32[p >>> 2]!;
+      p += 4;
+      const o = refs?.get(base + off);
+      if (o === undefined) throw corrupt(`REF to offset ${off}, where no object was remembered`, at);
+      return o;
+    }
+    case K_HOLE: return HOLE;
     case K_DATE: {
       if ((p & 4) !== 0) p += 4;
       const t = f64[p >>> 3]!;
       p += 8;
-      return new Date(t);
+      const d = new Date(t);
+      remember(h, at, d);
+      return d;
     }
     case K_MAP: {
       const n = count(h);
       const m = new Map<unknown, unknown>();
+      remember(h, at, m);
       for (let i = 0; i < n; i++) {
         const k = item();
         m.set(k, item());
@@ -225,28 +267,59 @@ function item(): unknown {
     case K_SET: {
       const n = count(h);
       const s = new Set<unknown>();
+      remember(h, at, s);
       for (let i = 0; i < n; i++) s.add(item());
       return s;
     }
-    case K_ERROR: return error(count(h));
+    case K_ERROR: return error(h, at);
     case K_THROWN: return item();
     case K_ARRAY_BUFFER: {
       const n = count(h);
       const b = u8.slice(p, p + n).buffer;
       p = align4(p + n);
+      remember(h, at, b);
       return b;
     }
     case K_SHARED_BUFFER: {
       const id = u32[p >>> 2]!;
       p += 4;
-      return lookup(id, at);
+      const b = lookup(id, at);
+      remember(h, at, b);
+      return b;
+    }
+    case K_REGEXP: {
+      const source = text();
+      const r = new RegExp(source, text());
+      remember(h, at, r);
+      return r;
+    }
+    case K_BOXED: {
+      const o = Object(item()) as object;
+      remember(h, at, o);
+      return o;
     }
     case K_BIGINT_POS:
     case K_BIGINT_NEG: return bigint(count(h), kind === K_BIGINT_NEG);
-    default:
-      if (kind >= K_TYPED && kind < K_TYPED + VIEW_COUNT) return typed(kind - K_TYPED, count(h), at);
-      if (kind >= K_SHARED_VIEW && kind < K_SHARED_VIEW + VIEW_COUNT) return sharedView(kind - K_SHARED_VIEW, at);
-      throw corrupt(`unknown item kind 0x${kind.toString(16)}`, at);
+    default: {
+      let v: ArrayBufferView;
+      if (kind >= K_TYPED && kind < K_TYPED + VIEW_COUNT) v = typed(kind - K_TYPED, at);
+      else if (kind >= K_SHARED_VIEW && kind < K_SHARED_VIEW + VIEW_COUNT) v = sharedView(kind - K_SHARED_VIEW, at);
+      else throw corrupt(`unknown item kind 0x${kind.toString(16)}`, at);
+      remember(h, at, v);
+      return v;
+    }
+  }
+}
+
+/** u32 m, then m (key, value) pairs set on the array `a` (ARRAY_PROPS, SPARSE_ARRAY). */
+function pairs(a: unknown[]): void {
+  const m = u32[p >>> 2]!;
+  p += 4;
+  for (let i = 0; i < m; i++) {
+    const k = text();
+    const v = item();
+    if (k === '__proto__') define(a, k, v, true);
+    else (a as unknown as Record<string, unknown>)[k] = v;
   }
 }
 
@@ -271,11 +344,17 @@ function viewCtor(t: number, at: number): new (buffer: ArrayBufferLike, byteOffs
   return ctor;
 }
 
-function typed(t: number, n: number, at: number): ArrayBufferView {
+/** TYPED: byteOffset, length, then the buffer's item (ARRAY_BUFFER, or a REF to one). */
+function typed(t: number, at: number): ArrayBufferView {
   const ctor = viewCtor(t, at);
-  const buffer = u8.slice(p, p + n).buffer;
-  p = align4(p + n);
-  return new ctor(buffer);
+  const w = p >>> 2;
+  const byteOffset = u32[w]!;
+  const length = u32[w + 1]!;
+  p += 8;
+  const buffer = item();
+  if (!(buffer instanceof ArrayBuffer)) throw corrupt('a view whose buffer item is not an ArrayBuffer', at);
+  // length counts elements, or bytes for a DataView: the third argument of either constructor.
+  return new ctor(buffer, byteOffset, length);
 }
 
 function sharedView(t: number, at: number): ArrayBufferView {
@@ -305,24 +384,26 @@ const ERROR_CTORS: Record<string, ErrorCtor> = Object.assign(Object.create(null)
   Error, TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError,
 });
 
-/** The ERROR item after its head: rebuilds the error with the class its name names (else a
- *  plain Error carrying the name), its message, stack, cause and extra props. */
-function error(extras: number): Error {
+/** The ERROR item after its head h (at `at`): rebuilds the error with the class its name names
+ *  (else a plain Error carrying the name), its message, stack, cause and extra props. The
+ *  error exists before its cause and props are decoded, so they may refer back to it. */
+function error(h: number, at: number): Error {
+  const extras = count(h);
   const name = text();
-  const message = text();
+  const message = item() as string | undefined;
   const stack = item();
   let e: Error;
-  const hasCause = (u32[p >>> 2]! & HEAD_KIND_MASK) !== K_ABSENT;
-  const options = hasCause ? { cause: item() } : undefined;
-  if (!hasCause) p += 4;
   if (name === 'AggregateError' && typeof AggregateError === 'function') {
-    e = new AggregateError([], message, options);
+    e = new AggregateError([], message);
   } else {
     const ctor = ERROR_CTORS[name];
-    e = ctor === undefined ? new Error(message, options) : new ctor(message, options);
+    e = ctor === undefined ? new Error(message) : new ctor(message);
     if (ctor === undefined) define(e, 'name', name, false);
   }
   define(e, 'stack', stack, false);
+  remember(h, at, e);
+  if ((u32[p >>> 2]! & HEAD_KIND_MASK) !== K_ABSENT) define(e, 'cause', item(), false);
+  else p += 4;
   for (let i = 0; i < extras; i++) {
     const k = text();
     const v = item();
@@ -358,6 +439,9 @@ export function decodeValue(views: Views, addr: number, shared: SharedRegistry |
   if (size < BLOCK_PREFIX + 4 || (size & 3) !== 0) throw corrupt(`bad block length ${size}`, addr);
   views.ensure(addr + size);
   const s8 = u8, s16 = u16, s32 = u32, si32 = i32, sf64 = f64, sp = p, sreg = registry;
+  const sbase = base, srefs = refs;
+  base = addr;
+  refs = null;
   u8 = views.u8;
   u16 = views.u16;
   u32 = views.u32;
@@ -377,5 +461,7 @@ export function decodeValue(views: Views, addr: number, shared: SharedRegistry |
     f64 = sf64;
     p = sp;
     registry = sreg;
+    base = sbase;
+    refs = srefs;
   }
 }

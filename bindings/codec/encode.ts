@@ -9,7 +9,8 @@
 //   +0  u32  byte length of the whole encoding, this word included (a multiple of 4)
 //   +4  the top-level item
 //
-// Every item starts 4-aligned with a u32 head word: kind in bits 0-7, n in bits 8-31. When n
+// Every item starts 4-aligned with a u32 head word: kind in bits 0-6, REF_TARGET in bit 7, n in
+// bits 8-31. When n
 // does not fit (n >= 0xFFFFFF), the head holds 0xFFFFFF and the real n follows as a u32
 // ("escape"). Padding bytes are zero, so equal values give equal bytes.
 //
@@ -28,37 +29,66 @@
 //   0x0A  UTF16             length               n u16 code units, well-formed, pad to 4
 //   0x0B  UTF16_LONE        length               n u16 code units as they are (a lone
 //                                                surrogate somewhere), pad to 4
-//   0x0C  ARRAY             length               n items (holes encode as UNDEFINED)
+//   0x0C  ARRAY             length               n items (HOLE for a hole)
 //   0x0D  NUMBER_ARRAY      length               pad to 8, n f64 (an array of numbers only)
 //   0x0E  OBJECT            own enumerable keys  n x (key: a string item, value item)
 //   0x0F  OBJECT_NULL       same                 same; decodes with a null prototype
 //   0x10  DATE              0                    pad to 8, f64 time value (NaN: invalid date)
 //   0x11  MAP               size                 n x (key item, value item), insertion order
 //   0x12  SET               size                 n items, insertion order
-//   0x13  ERROR             extra props          name, message (strings), stack (string or
-//                                                UNDEFINED), cause (item, or ABSENT), then
+//   0x13  ERROR             extra props          name (string), message (string, or UNDEFINED:
+//                                                no own message), stack (string or UNDEFINED),
+//                                                cause (item, or ABSENT), then
 //                                                n x (key string item, value item)
 //   0x14  ABSENT            0                    - (only as an ERROR's cause: no own cause)
 //   0x15  THROWN            0                    one item: a thrown value that is not an Error
 //                                                (only at the top of an error block, errors.ts)
 //   0x16  ARRAY_BUFFER      byteLength           n bytes, pad to 4
 //   0x17  SHARED_BUFFER     0                    u32 registry id (SharedRegistry)
-//   0x20+t TYPED            byteLength           n bytes copied from the view, pad to 4
+//   0x18  REF               0                    u32 offset, from the block's start, of the
+//                                                item where this object was first written
+//   0x19  HOLE              0                    - (only as an element of an array)
+//   0x1A  ARRAY_PROPS       length               n items (HOLE for a hole), u32 m, then
+//                                                m x (key string item, value item): the
+//                                                array's named (non-index) properties
+//   0x1B  SPARSE_ARRAY      length               u32 m, m x (key string item, value item):
+//                                                every own enumerable key, indices included
+//   0x1C  REGEXP            0                    source string item, flags string item
+//   0x1D  BOXED             0                    one item: the primitive inside a Number,
+//                                                String, Boolean or BigInt object
+//   0x20+t TYPED            0                    u32 byteOffset, u32 length (elements; bytes
+//                                                for a DataView), then the buffer's item
+//                                                (ARRAY_BUFFER, or REF to it)
 //   0x30+t SHARED_VIEW      0                    u32 id, u32 byteOffset, u32 length (elements;
 //                                                bytes for a DataView)
 //
 // View types t: 0 Int8, 1 Uint8, 2 Uint8Clamped, 3 Int16, 4 Uint16, 5 Int32, 6 Uint32,
 // 7 Float32, 8 Float64, 9 BigInt64, 10 BigUint64, 11 DataView, 12 Float16 (format.ts).
 //
+// Identity. Every object (anything that is not a primitive) is remembered with the offset of
+// its item (seen.ts); reaching it again writes a REF to that offset and sets REF_TARGET (bit 7
+// of the kind byte) on the first item, so shared references and cycles decode as they were, as
+// structuredClone keeps them. A decoder creates each container before its children and
+// remembers the REF_TARGET ones by offset, so a cycle finds its ancestor already there. A
+// typed array or DataView carries its whole ArrayBuffer (as structuredClone does, offset
+// included), written once however many views share it.
+//
+// Arrays. An array of numbers only is NUMBER_ARRAY; otherwise ARRAY, with HOLE where an index
+// is missing ([1, , 3] keeps its hole). Named properties (a RegExp match's `index`, `input`)
+// make it ARRAY_PROPS. An array with more holes than elements (past SPARSE_MIN_HOLES) is
+// SPARSE_ARRAY: only its present keys, so `a[1e9] = 1` costs one pair, not 4 GB of holes.
+//
 // The four string kinds let the decoder pick its fastest exact path: ASCII and well-formed
 // UTF16 can go through TextDecoder (utf-8 and utf-16le); LATIN1 and UTF16_LONE cannot (it would
 // remap 0x80-0xFF or replace lone surrogates) and are built from their code units.
 //
-// What the format does not keep: identity (a value reached twice is encoded twice; a cycle is
-// a TypeError), a view's offset into its ArrayBuffer and the bytes outside it (a copied view
-// decodes onto a fresh buffer holding exactly its bytes), subclass prototypes (a Buffer decodes
-// as a Uint8Array), non-index properties of arrays, symbol keys.
-//
+// What the format keeps beyond structuredClone: a null prototype (OBJECT_NULL), an Error's
+// custom name and its own enumerable properties (and an AggregateError's errors). What it
+// refuses that structuredClone would copy: class instances and other objects whose prototype
+// it cannot rebuild, resizable ArrayBuffers (and views on them); also detached buffers, which
+// structuredClone refuses too. Symbol keys and non-enumerable properties are left out, as
+// structuredClone leaves them.
+
 // How a block is made: the value is encoded into a module-level scratch buffer in one pass,
 // then the block is allocated at its exact size and the bytes copied in (word by word when
 // small). One pass means strings are scanned once and Object.keys runs once, and a TypeError
@@ -73,21 +103,19 @@ import {
   K_UNDEFINED, K_NULL, K_FALSE, K_TRUE, K_FLOAT64, K_INT32, K_BIGINT_POS, K_BIGINT_NEG,
   K_ASCII, K_LATIN1, K_UTF16, K_UTF16_LONE, K_ARRAY, K_NUMBER_ARRAY, K_OBJECT, K_OBJECT_NULL, K_DATE, K_MAP, K_SET,
   K_ERROR, K_ABSENT, K_THROWN, K_ARRAY_BUFFER, K_SHARED_BUFFER, K_TYPED, K_SHARED_VIEW,
-  N_ESCAPE, HEAD_N_SHIFT, BLOCK_PREFIX, VIEW_CTORS, VIEW_DATAVIEW, viewType,
+  K_REF, K_HOLE, K_ARRAY_PROPS, K_SPARSE_ARRAY, K_REGEXP, K_BOXED,
+  N_ESCAPE, HEAD_N_SHIFT, REF_TARGET, BLOCK_PREFIX, VIEW_CTORS, VIEW_DATAVIEW, viewType,
 } from './format.js';
 import type { Heap, SharedRegistry } from './hooks.js';
 import {
   CodecFailure, describeError, describeObject, propSegment, readFailure, toTypeError, unsupported,
 } from './refusal.js';
+import { Seen } from './seen.js';
 import type { Views } from './views.js';
 
 /** Nesting deeper than this is a TypeError rather than a stack overflow (encode and decode
  *  recurse once per level; 1000 leaves ample room on every engine's default stack). */
 export const MAX_DEPTH = 1000;
-
-/** Ancestors up to this depth are checked for cycles by a linear scan (cheaper than a Map for
- *  the shallow values tasks pass); deeper ones go in a Map. */
-const SCAN_DEPTH = 32;
 
 /** Scratch sizes: the first allocation, and the largest kept between calls (a bigger one made
  *  for a large value is dropped afterwards so it does not pin memory). */
@@ -121,10 +149,10 @@ class Encoder {
   cap = 0;
   /** Next byte to write; always a multiple of 4 between items. */
   pos = 0;
-  /** Containers being encoded, outermost first (cycle detection). */
+  /** Containers being encoded (the depth limit). */
   depth = 0;
-  readonly stack: (object | undefined)[] = [];
-  deep: Map<object, number> | null = null;
+  /** Objects written so far and where (identity: REF items). */
+  readonly seen = new Seen();
   shared: SharedRegistry | null = null;
   /** Set while an encode runs: a getter that encodes again gets a fresh Encoder. */
   busy = false;
@@ -157,17 +185,15 @@ class Encoder {
     try {
       this.setBuffer(cap);
     } catch (e) {
-      throw new CodecFailure(`is too large to encode (it needs more than ${need} bytes)`, -1, e);
+      throw new CodecFailure(`is too large to encode (it needs more than ${need} bytes)`, e);
     }
     this.u8.set(old.subarray(0, this.pos));
   }
 
   /** Clears per-call state; drops an oversized scratch. */
   reset(): void {
-    const stack = this.stack;
-    for (let i = 0; i < this.depth; i++) stack[i] = undefined;
     this.depth = 0;
-    this.deep?.clear();
+    this.seen.clear();
     this.shared = null;
     this.busy = false;
     if (this.cap > SCRATCH_KEEP) this.setBuffer(SCRATCH_INITIAL);
@@ -193,6 +219,15 @@ class Encoder {
     this.pos += 4;
   }
 
+  /** A head word with n = 0, then one u32. */
+  private word2(kind: number, x: number): void {
+    this.reserve(8);
+    const w = this.pos >>> 2;
+    this.u32[w] = kind;
+    this.u32[w + 1] = x;
+    this.pos += 8;
+  }
+
   /** Head word, then pad to 8: returns the f64 index of the payload. Room for 16 reserved. */
   private head8(kind: number): number {
     this.reserve(16);
@@ -210,35 +245,19 @@ class Encoder {
     this.pos = p;
   }
 
-  // ---- entering and leaving containers (cycle and depth checks) ---------------------------
+  /** Rewrites the kind of the item at byte offset `at`, keeping its REF_TARGET bit. */
+  private setKind(at: number, kind: number): void {
+    this.u8[at] = kind | (this.u8[at]! & REF_TARGET);
+  }
 
-  enter(o: object): void {
-    const d = this.depth;
-    const stack = this.stack;
-    const scan = d < SCAN_DEPTH ? d : SCAN_DEPTH;
-    for (let i = 0; i < scan; i++) {
-      if (stack[i] === o) throw new CodecFailure('', i, undefined);
-    }
-    if (d >= SCAN_DEPTH) {
-      const deep = this.deep ??= new Map();
-      const j = deep.get(o);
-      if (j !== undefined) throw new CodecFailure('', j, undefined);
-      if (d >= MAX_DEPTH) throw new CodecFailure(`is nested more than ${MAX_DEPTH} levels deep`, -1, undefined);
-      deep.set(o, d);
-    }
-    stack[d] = o;
-    this.depth = d + 1;
+  // ---- entering and leaving containers (depth) --------------------------------------------
+
+  enter(): void {
+    if (++this.depth > MAX_DEPTH) throw new CodecFailure(`is nested more than ${MAX_DEPTH} levels deep`, undefined);
   }
 
   leave(): void {
-    const d = --this.depth;
-    if (d >= SCAN_DEPTH) this.deep!.delete(this.stack[d]!);
-    this.stack[d] = undefined;
-  }
-
-  /** Leaves every container above depth d (after a failure caught inside the walk). */
-  unwind(d: number): void {
-    while (this.depth > d) this.leave();
+    this.depth--;
   }
 
   /** Adds a path segment to a failure passing through a container (or turns a foreign
@@ -354,7 +373,14 @@ class Encoder {
     this.pos += 4 * words;
   }
 
+  /** Any object: a REF when it was written before in this value, else its own item. */
   object(o: object): void {
+    const first = this.seen.record(o, this.pos);
+    if (first >= 0) {
+      this.u8[first] |= REF_TARGET;
+      this.word2(K_REF, first);
+      return;
+    }
     if (Array.isArray(o)) {
       this.array(o);
       return;
@@ -366,15 +392,12 @@ class Encoder {
     else if (proto === Date.prototype) this.date(o as Date);
     else if (proto === Map.prototype) this.map(o as Map<unknown, unknown>);
     else if (proto === Set.prototype) this.set(o as Set<unknown>);
-    else if (proto === ArrayBuffer.prototype) this.bytes(K_ARRAY_BUFFER, o as ArrayBuffer, 0, (o as ArrayBuffer).byteLength);
+    else if (proto === ArrayBuffer.prototype) this.arrayBuffer(o as ArrayBuffer, 'is');
     else if (SAB !== null && proto === SAB.prototype) {
-      const id = this.register(o as SharedArrayBuffer, 'is a SharedArrayBuffer');
-      this.reserve(8);
-      const w = this.pos >>> 2;
-      this.u32[w] = K_SHARED_BUFFER;
-      this.u32[w + 1] = id;
-      this.pos += 8;
+      this.word2(K_SHARED_BUFFER, this.register(o as SharedArrayBuffer, 'is a SharedArrayBuffer'));
     } else if (isError(o)) this.error(o);
+    else if (proto === RegExp.prototype) this.regexp(o as RegExp);
+    else if (isBoxed(proto)) this.boxed(o);
     else throw unsupported(describeObject(o, proto));
   }
 
@@ -384,14 +407,29 @@ class Encoder {
     this.f64[i] = t;
   }
 
+  regexp(r: RegExp): void {
+    this.word(K_REGEXP);
+    this.string(regexpSource.call(r) as string);
+    this.string(regexpFlags.call(r) as string);
+  }
+
+  /** A Number, String, Boolean or BigInt object: its primitive, read through the prototype's
+   *  own valueOf (which checks the internal slot, so a forged object throws). */
+  boxed(o: object): void {
+    this.word(K_BOXED);
+    this.item((Object.getPrototypeOf(o) as { valueOf(): unknown }).valueOf.call(o));
+  }
+
   // In the containers below, `at` is the index of the child being encoded (-1 outside the
   // loop), so a failure gets the child's segment only when a child failed.
 
-  /** NUMBER_ARRAY when every element is a number (tried when the first one is), else ARRAY. */
+  /** NUMBER_ARRAY when every element is a number (tried when the first one is), else ARRAY
+   *  (ARRAY_PROPS with named properties; SPARSE_ARRAY when mostly holes). */
   array(a: unknown[]): void {
-    this.enter(a);
+    this.enter();
     const n = a.length;
     const start = this.pos;
+    const seenAfter = this.seen.count;
     let at = -1;
     try {
       if (n > 0 && typeof a[0] === 'number') {
@@ -408,7 +446,10 @@ class Encoder {
           if (typeof v !== 'number') break;
           f64[q + at] = v;
         }
-        if (at === n) {
+        // Numbers only, and no named property: Object.values counts the own enumerable
+        // properties, the indices included (cheaper than Object.keys, which makes a string
+        // per index).
+        if (at === n && ownCount(a) === n) {
           this.pos += 8 * n;
           this.leave();
           return;
@@ -417,15 +458,69 @@ class Encoder {
         at = -1;
       }
       this.head(K_ARRAY, n);
-      for (at = 0; at < n; at++) this.item(a[at]);
+      let holes = 0;
+      for (at = 0; at < n; at++) {
+        const v = a[at];
+        if (v === undefined && !hasOwn.call(a, at)) {
+          holes++;
+          if (holes > SPARSE_MIN_HOLES && 2 * holes > at) {
+            // Mostly holes: start again with only the keys that are there.
+            this.pos = start;
+            this.seen.truncate(seenAfter);
+            at = -1;
+            this.sparse(a, n);
+            this.leave();
+            return;
+          }
+          this.word(K_HOLE);
+        } else {
+          this.item(v);
+        }
+      }
+      at = -1;
+      const present = n - holes;
+      if (ownCount(a) !== present) this.namedProps(a, start, present);
     } catch (e) {
       throw this.within(e, at < 0 ? null : `[${at}]`);
     }
     this.leave();
   }
 
+  /** After an ARRAY's elements: the array has named properties too, so it becomes ARRAY_PROPS
+   *  with m (key, value) pairs after the elements. Object.keys lists the present indices
+   *  first, in ascending order: the named keys are the ones after them. */
+  private namedProps(a: unknown[], start: number, present: number): void {
+    this.setKind(start, K_ARRAY_PROPS);
+    const keys = Object.keys(a);
+    this.pairs(a, keys, present);
+  }
+
+  /** u32 m, then m (key string item, value item) pairs: keys[from..] of o. */
+  private pairs(o: object, keys: string[], from: number): void {
+    const m = keys.length - from;
+    this.reserve(4);
+    this.u32[this.pos >>> 2] = m;
+    this.pos += 4;
+    let at = -1;
+    try {
+      for (at = from; at < keys.length; at++) {
+        const k = keys[at]!;
+        this.string(k);
+        this.item((o as Record<string, unknown>)[k]);
+      }
+    } catch (e) {
+      throw this.within(e, at < 0 ? null : arraySegment(keys[at]!));
+    }
+  }
+
+  /** SPARSE_ARRAY: the length, then every own enumerable key with its value. */
+  private sparse(a: unknown[], n: number): void {
+    this.head(K_SPARSE_ARRAY, n);
+    this.pairs(a, Object.keys(a), 0);
+  }
+
   plain(o: object, kind: number): void {
-    this.enter(o);
+    this.enter();
     let keys: string[] = [];
     let at = -1;
     try {
@@ -444,7 +539,7 @@ class Encoder {
   }
 
   map(m: Map<unknown, unknown>): void {
-    this.enter(m);
+    this.enter();
     const n = m.size;
     let i = 0;
     let at = -1;
@@ -461,7 +556,7 @@ class Encoder {
         i++;
       }
       at = -1;
-      if (i !== n) throw new CodecFailure('changed size while being encoded', -1, undefined);
+      if (i !== n) throw new CodecFailure('changed size while being encoded', undefined);
     } catch (e) {
       throw this.within(e, at < 0 ? null : `.<${side} #${at}>`);
     }
@@ -469,7 +564,7 @@ class Encoder {
   }
 
   set(s: Set<unknown>): void {
-    this.enter(s);
+    this.enter();
     const n = s.size;
     let i = 0;
     let at = -1;
@@ -482,25 +577,36 @@ class Encoder {
         i++;
       }
       at = -1;
-      if (i !== n) throw new CodecFailure('changed size while being encoded', -1, undefined);
+      if (i !== n) throw new CodecFailure('changed size while being encoded', undefined);
     } catch (e) {
       throw this.within(e, at < 0 ? null : `.<entry #${at}>`);
     }
     this.leave();
   }
 
-  /** A kind with n = byteLength, then a copy of the bytes, zero-padded to 4. */
-  private bytes(kind: number, buffer: ArrayBufferLike, offset: number, n: number): void {
-    this.head(kind, n);
+  /** ARRAY_BUFFER: byteLength, then a copy of the bytes, zero-padded to 4. `is` begins the
+   *  refusal's wording ("is", or "is a view on"). */
+  private arrayBuffer(b: ArrayBuffer, is: string): void {
+    if ((b as { resizable?: boolean }).resizable === true) {
+      throw new CodecFailure(`${is} a resizable ArrayBuffer, which cannot cross threads; pass a fixed-length copy (buffer.slice())`, undefined);
+    }
+    const n = b.byteLength;
+    if (n === 0 && isDetached(b)) {
+      throw new CodecFailure(`${is} a detached ArrayBuffer (transferred away), which cannot be copied`, undefined);
+    }
+    this.head(K_ARRAY_BUFFER, n);
     this.reserve(n + 3);
-    if (n > 0) this.u8.set(new Uint8Array(buffer, offset, n), this.pos);
+    if (n > 0) this.u8.set(new Uint8Array(b, 0, n), this.pos);
     this.endBytes(this.pos + n);
   }
 
+  /** A view copies its whole buffer (once per value, then REFs to it), as structuredClone
+   *  does, so views that share a buffer still share one after the trip. */
   view(v: ArrayBufferView): void {
     const t = viewType(v);
     if (t < 0 || VIEW_CTORS[t] === null) throw unsupported(describeObject(v, Object.getPrototypeOf(v) as object | null));
     const buffer = v.buffer;
+    const length = t === VIEW_DATAVIEW ? v.byteLength : (v as Uint8Array).length;
     if (SAB !== null && buffer instanceof SAB) {
       const id = this.register(buffer, 'is a view on a SharedArrayBuffer');
       this.reserve(16);
@@ -509,23 +615,35 @@ class Encoder {
       u32[w] = K_SHARED_VIEW + t;
       u32[w + 1] = id;
       u32[w + 2] = v.byteOffset;
-      u32[w + 3] = t === VIEW_DATAVIEW ? v.byteLength : (v as Uint8Array).length;
+      u32[w + 3] = length;
       this.pos += 16;
       return;
     }
-    this.bytes(K_TYPED + t, buffer, v.byteOffset, v.byteLength);
+    this.reserve(12);
+    const w = this.pos >>> 2;
+    this.u32[w] = K_TYPED + t;
+    this.u32[w + 1] = v.byteOffset;
+    this.u32[w + 2] = length;
+    this.pos += 12;
+    const first = this.seen.record(buffer, this.pos);
+    if (first >= 0) {
+      this.u8[first] |= REF_TARGET;
+      this.word2(K_REF, first);
+    } else {
+      this.arrayBuffer(buffer as ArrayBuffer, 'is a view on');
+    }
   }
 
   private register(sab: SharedArrayBuffer, what: string): number {
     const shared = this.shared;
-    if (shared === null) throw new CodecFailure(`${what}, but no shared registry was given to share it`, -1, undefined);
+    if (shared === null) throw new CodecFailure(`${what}, but no shared registry was given to share it`, undefined);
     let id: number;
     try {
       id = shared.register(sab);
     } catch (e) {
-      throw new CodecFailure(`${what} that the shared registry refused (${describeError(e)})`, -1, e);
+      throw new CodecFailure(`${what} that the shared registry refused (${describeError(e)})`, e);
     }
-    if (id >>> 0 !== id) throw new CodecFailure(`${what}, but shared.register returned ${String(id)}, not a u32 id`, -1, undefined);
+    if (id >>> 0 !== id) throw new CodecFailure(`${what}, but shared.register returned ${String(id)}, not a u32 id`, undefined);
     return id;
   }
 
@@ -534,11 +652,12 @@ class Encoder {
   /** name, message, stack, cause and extra own enumerable props; a cause or prop that cannot be
    *  encoded (or read) is left out rather than failing the whole error. */
   error(e: Error): void {
-    this.enter(e);
+    this.enter();
     const at = this.pos;
     this.word(K_ERROR);
     this.string(readText(e, 'name', 'Error'));
-    this.string(readText(e, 'message', ''));
+    if (readOwns(e, 'message')) this.string(readText(e, 'message', ''));
+    else this.word(K_UNDEFINED);
     const stack = readOr(e, 'stack', undefined);
     if (typeof stack === 'string') this.string(stack);
     else this.word(K_UNDEFINED);
@@ -557,7 +676,8 @@ class Encoder {
     }
     if (isAggregate(e) && !keys.includes('errors') && readOwns(e, 'errors') &&
       this.extra(e, 'errors')) count++;
-    this.u32[at >>> 2] = K_ERROR | (count << HEAD_N_SHIFT);
+    // A REF back to this error (from its cause or a prop) has set REF_TARGET: keep it.
+    this.u32[at >>> 2] = (this.u32[at >>> 2]! & REF_TARGET) | K_ERROR | (count << HEAD_N_SHIFT);
     this.leave();
   }
 
@@ -570,18 +690,60 @@ class Encoder {
     return false;
   }
 
-  /** Encodes o[key] if it can be read and encoded; else rewinds and returns false. */
+  /** Encodes o[key] if it can be read and encoded; else rewinds (bytes, depth and the objects
+   *  it had remembered) and returns false. */
   private optional(o: object, key: string): boolean {
     const at = this.pos;
     const d = this.depth;
+    const seen = this.seen.count;
     try {
       this.item((o as Record<string, unknown>)[key]);
       return true;
     } catch {
-      this.unwind(d);
+      this.depth = d;
+      this.seen.truncate(seen);
       this.pos = at;
       return false;
     }
+  }
+}
+
+/** Holes past this many, when they outnumber the elements seen so far, make an array
+ *  SPARSE_ARRAY (a few holes cost a word each; a huge empty range would cost gigabytes). */
+const SPARSE_MIN_HOLES = 64;
+
+const objectValues = Object.values;
+
+/** The number of own enumerable string-keyed properties of an array, indices included. */
+function ownCount(a: unknown[]): number {
+  return objectValues(a).length;
+}
+
+/** The path segment of an array key from Object.keys: `[3]` for an index, else as for an
+ *  object. */
+function arraySegment(key: string): string {
+  return /^(?:0|[1-9]\d*)$/.test(key) ? `[${key}]` : propSegment(key);
+}
+
+const regexpSource = Object.getOwnPropertyDescriptor(RegExp.prototype, 'source')!.get!;
+const regexpFlags = Object.getOwnPropertyDescriptor(RegExp.prototype, 'flags')!.get!;
+
+/** The prototype of a boxed primitive (new Number(1), Object(1n), ...). */
+function isBoxed(proto: object | null): boolean {
+  return proto === Number.prototype || proto === String.prototype || proto === Boolean.prototype ||
+    proto === BigInt.prototype;
+}
+
+/** True for an ArrayBuffer whose memory was transferred away (a view on it cannot be made).
+ *  Only asked for an empty buffer. */
+function isDetached(b: ArrayBuffer): boolean {
+  const flag = (b as { detached?: boolean }).detached;
+  if (typeof flag === 'boolean') return flag;
+  try {
+    void new Uint8Array(b);
+    return false;
+  } catch {
+    return true;
   }
 }
 

@@ -6,7 +6,7 @@
 // here that alters the bytes fails CI.
 
 // ---------------------------------------------------------------------------------------
-// Item kinds: the low byte of an item's head word. 0..3 equal TAG_UNDEFINED..TAG_TRUE.
+// Item kinds: bits 0-6 of an item's head word. 0..3 equal TAG_UNDEFINED..TAG_TRUE.
 export const K_UNDEFINED = 0x00;
 export const K_NULL = 0x01;
 export const K_FALSE = 0x02;
@@ -19,19 +19,25 @@ export const K_ASCII = 0x08; // n bytes, every one < 0x80
 export const K_LATIN1 = 0x09; // n bytes, one per code unit (all < 0x100, some >= 0x80)
 export const K_UTF16 = 0x0a; // n u16 code units, well-formed (surrogates only in pairs)
 export const K_UTF16_LONE = 0x0b; // n u16 code units as they are, with a lone surrogate
-export const K_ARRAY = 0x0c; // n items
+export const K_ARRAY = 0x0c; // n items (HOLE for a hole)
 export const K_NUMBER_ARRAY = 0x0d; // pad to 8, n f64 (every element a number)
 export const K_OBJECT = 0x0e; // n x (key string item, value item); prototype Object.prototype
 export const K_OBJECT_NULL = 0x0f; // same; prototype null
 export const K_DATE = 0x10; // pad to 8, f64 time value
 export const K_MAP = 0x11; // n x (key item, value item)
 export const K_SET = 0x12; // n items
-export const K_ERROR = 0x13; // name, message, stack, cause-or-absent items, n x (key, value)
+export const K_ERROR = 0x13; // name, message-or-undefined, stack, cause-or-absent, n x (key, value)
 export const K_ABSENT = 0x14; // an Error with no own `cause`
 export const K_THROWN = 0x15; // one item: a thrown value that is not an Error
 export const K_ARRAY_BUFFER = 0x16; // n bytes
 export const K_SHARED_BUFFER = 0x17; // u32 registry id
-export const K_TYPED = 0x20; // + view type: n bytes (a copy of the view's bytes)
+export const K_REF = 0x18; // u32 offset (from the block's start) of the object's first item
+export const K_HOLE = 0x19; // an array hole (only as an element of ARRAY or ARRAY_PROPS)
+export const K_ARRAY_PROPS = 0x1a; // n items, u32 m, m x (key string item, value item)
+export const K_SPARSE_ARRAY = 0x1b; // u32 m, m x (key string item, value item); length n
+export const K_REGEXP = 0x1c; // source string item, flags string item
+export const K_BOXED = 0x1d; // one item: the primitive of a Number, String, Boolean or BigInt object
+export const K_TYPED = 0x20; // + view type: u32 byteOffset, u32 length, the buffer's item
 export const K_SHARED_VIEW = 0x30; // + view type: u32 id, u32 byteOffset, u32 length
 
 // ---------------------------------------------------------------------------------------
@@ -84,14 +90,17 @@ export function viewType(view: ArrayBufferView): number {
 // ---------------------------------------------------------------------------------------
 // The head word of an item.
 //
-//   31                              8 7          0
-//   +--------------------------------+------------+
-//   |  n: count, length or 0         |    kind    |
-//   +--------------------------------+------------+
+//   31                              8   7   6          0
+//   +--------------------------------+---+------------+
+//   |  n: count, length or 0         | R |    kind    |
+//   +--------------------------------+---+------------+
 //
-// n == N_ESCAPE means the real n (a u32) is in the next word.
+// n == N_ESCAPE means the real n (a u32) is in the next word. R (REF_TARGET) is set on an
+// object's item when a REF later in the block points at it, so the decoder remembers only the
+// objects it will meet again.
 export const N_ESCAPE = 0xffffff;
-export const HEAD_KIND_MASK = 0xff;
+export const HEAD_KIND_MASK = 0x7f;
+export const REF_TARGET = 0x80;
 export const HEAD_N_SHIFT = 8;
 
 /** Bytes before the first item of a block: the u32 byte length of the whole encoding. */

@@ -10,8 +10,8 @@
 
 /** What a TypeError for an unsupported value lists. */
 export const SUPPORTED = 'numbers, booleans, null, undefined, strings, bigints, arrays, ' +
-  'plain objects, Dates, Maps, Sets, Errors, typed arrays, DataViews, ArrayBuffers and ' +
-  'SharedArrayBuffers';
+  'plain objects, Dates, RegExps, Maps, Sets, Errors, boxed primitives, typed arrays, DataViews, ' +
+  'ArrayBuffers and SharedArrayBuffers';
 
 /** A value the encoder refuses, on its way out to the entry point (never seen outside the
  *  codec). Encoder only. */
@@ -21,16 +21,13 @@ export class CodecFailure {
   constructor(
     /** The sentence after the path: "is a function; only ...". */
     readonly reason: string,
-    /** For a cycle: the depth of the ancestor it returns to, whose path is a prefix of this
-     *  one. -1 otherwise. */
-    readonly backTo: number,
     readonly cause: unknown,
   ) {}
 }
 
 /** The failure for a value of a kind that cannot cross; `what` is "is a function" etc. */
 export function unsupported(what: string): CodecFailure {
-  return new CodecFailure(`${what}; only ${SUPPORTED} can cross threads`, -1, undefined);
+  return new CodecFailure(`${what}; only ${SUPPORTED} can cross threads`, undefined);
 }
 
 /** "Name: message" of a foreign exception, for a reason; never throws. */
@@ -45,7 +42,7 @@ export function describeError(e: unknown): string {
 
 /** The failure a foreign exception (a throwing getter or proxy trap) becomes. */
 export function readFailure(e: unknown): CodecFailure {
-  return new CodecFailure(`could not be read (${describeError(e)})`, -1, e);
+  return new CodecFailure(`could not be read (${describeError(e)})`, e);
 }
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
@@ -81,12 +78,7 @@ export function toTypeError(e: unknown, label: string): TypeError {
   const segs = failure.segments;
   let path = '';
   for (let i = segs.length - 1; i >= 0; i--) path += segs[i];
-  let reason = failure.reason;
-  if (failure.backTo >= 0) {
-    let back = '';
-    for (let i = segs.length - 1; i >= segs.length - failure.backTo; i--) back += segs[i];
-    reason = `refers back to ${back === '' ? 'the value itself' : back} (a cycle); cyclic values cannot cross threads`;
-  }
+  const reason = failure.reason;
   const message = `${label === '' ? 'value' : label}${path === '' ? '' : ' ' + path} ${reason}`;
   return failure.cause === undefined ? new TypeError(message) : new TypeError(message, { cause: failure.cause });
 }
