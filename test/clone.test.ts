@@ -275,6 +275,17 @@ describe('explicit cases match structuredClone', () => {
     const inValue = roundTrip({ e, again: e }) as { e: Error; again: Error };
     expect(inValue.e).toBe(inValue.again);
   });
+
+  it('an error prop left out (it cannot cross) leaves no REF behind to what it had written', () => {
+    for (const size of [3, 40, 5000]) { // the seen list's scan, its Map, and a large Map
+      const objs = Array.from({ length: size }, (_, i) => ({ i }));
+      const e = Object.assign(new Error('partial'), { bad: [...objs, () => 1], again: objs[size - 1], first: objs[0] });
+      const back = errorRoundTrip(e) as Error & Record<string, unknown>;
+      expect('bad' in back).toBe(false);
+      expect(back.again).toEqual({ i: size - 1 });
+      expect(back.first).toEqual({ i: 0 });
+    }
+  });
 });
 
 // ---- random values -----------------------------------------------------------------------

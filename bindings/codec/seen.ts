@@ -10,11 +10,13 @@
 
 /** Objects scanned linearly before the Map takes over. */
 const SEEN_SCAN = 32;
+/** Past this many objects, clear() drops the lists and the Map instead of emptying them. */
+const SEEN_KEEP = 4096;
 
 /** Encoder only; one per Encoder, cleared between values. */
 export class Seen {
-  private readonly objs: (object | undefined)[] = [];
-  private readonly at: number[] = [];
+  private objs: (object | undefined)[] = [];
+  private at: number[] = [];
   private map: Map<object, number> | null = null;
   /** Objects remembered. */
   count = 0;
@@ -54,8 +56,16 @@ export class Seen {
     this.count = count;
   }
 
-  /** Forgets everything (between values), dropping the references to the caller's objects. */
+  /** Forgets everything (between values), dropping the references to the caller's objects
+   *  (and the lists themselves after a large value, so they do not pin memory). */
   clear(): void {
+    if (this.count > SEEN_KEEP) {
+      this.objs = [];
+      this.at = [];
+      this.map = null;
+      this.count = 0;
+      return;
+    }
     this.truncate(0);
   }
 }
