@@ -4,6 +4,9 @@
 //   dist/index.cjs    CommonJS entry for require('stealwork'): the same, as one CommonJS file
 //   dist/worker.js    ESM worker entry: every M thread runs it, whichever entry started it
 //   dist/index.d.ts   the public types in one file, and dist/index.d.cts, the same for require
+//   dist/piscina.js   stealwork/piscina, ESM: piscina's Piscina class over the scheduler (Node)
+//   dist/piscina.cjs  the same for require: module.exports is the class, as piscina's is
+//   dist/piscina.d.ts its types, and dist/piscina.d.cts
 //
 //   npm run build:dist     (after tsc: the lead's `npm run build` runs both)
 //
@@ -29,11 +32,11 @@ function strict(warning, warn) {
 }
 
 /** Writes the bundled declarations a second time as .d.cts for TypeScript's require resolution. */
-function declarationsForRequire() {
+function declarationsForRequire(name) {
   return {
     name: 'stealwork-declarations-for-require',
     async writeBundle() {
-      await copyFile('dist/index.d.ts', 'dist/index.d.cts');
+      await copyFile(`dist/${name}.d.ts`, `dist/${name}.d.cts`);
     },
   };
 }
@@ -57,7 +60,23 @@ export default [
   {
     input: `${from}/index.d.ts`,
     output: { file: 'dist/index.d.ts', format: 'es' },
-    plugins: [dts(), declarationsForRequire()],
+    plugins: [dts(), declarationsForRequire('index')],
+    onwarn: strict,
+  },
+  {
+    input: `${from}/piscina/index.js`,
+    output: { file: 'dist/piscina.js', format: 'es', generatedCode: 'es2015' },
+    onwarn: strict,
+  },
+  {
+    input: `${from}/piscina/cjs.js`,
+    output: { file: 'dist/piscina.cjs', format: 'cjs', exports: 'default', generatedCode: 'es2015' },
+    onwarn: strict,
+  },
+  {
+    input: `${from}/piscina/index.d.ts`,
+    output: { file: 'dist/piscina.d.ts', format: 'es' },
+    plugins: [dts(), declarationsForRequire('piscina')],
     onwarn: strict,
   },
 ];

@@ -19,10 +19,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const SHIPPED = [
   'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json',
   'dist/index.cjs', 'dist/index.d.cts', 'dist/index.d.ts', 'dist/index.js', 'dist/worker.js',
+  'dist/piscina.cjs', 'dist/piscina.d.cts', 'dist/piscina.d.ts', 'dist/piscina.js',
 ];
 
 /** The bundles that embed the Wasm core, and the asc output each embedded string must equal. */
-const EMBEDDERS = ['dist/index.js', 'dist/index.cjs'];
+const EMBEDDERS = ['dist/index.js', 'dist/index.cjs', 'dist/piscina.js', 'dist/piscina.cjs'];
 const FLAVOURS = [['RELEASE_WASM_BASE64', 'build/stealwork.wasm'], ['DEBUG_WASM_BASE64', 'build/stealwork.debug.wasm']];
 
 function kB(n) {

@@ -14,7 +14,7 @@ import { AbortError, StealworkError, WorkerCrashedError, closedError, unknownTas
 import { CancelTokens } from './cancel.js';
 import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
-import { now, platformProblem, startThread, type ThreadHandle } from './platform.js';
+import { isNode, now, platformProblem, startThread, threadOptionsProblem, type ThreadHandle } from './platform.js';
 import { schedtraceLines } from './schedtrace.js';
 import { allocTraceRings, exportTrace, traceClock, type MonitorEvent } from './trace.js';
 import { allocHistograms, LATENCY_SAMPLE } from './latency.js';
@@ -44,6 +44,14 @@ export interface SpawnOptions {
   timeout?: number;
   /** The task's class (default 'normal'); the tasks it spawns inherit it. */
   priority?: Priority;
+  /** ArrayBuffers moved into the task: copied into shared memory with the arguments, then
+   *  detached in the caller, as postMessage's transfer list leaves them. */
+  transfer?: readonly ArrayBuffer[];
+}
+
+/** Detaches each buffer (its contents move to a clone that is dropped: no copy). */
+function detach(bufs: readonly ArrayBuffer[]): void {
+  for (const b of bufs) structuredClone(b, { transfer: [b] });
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
@@ -98,6 +106,9 @@ export class Engine implements TaskOwner {
   private sharesAcked = 0;
   private sharesDelivered: Promise<void> = Promise.resolve();
   private shareWaiters: Array<{ m: number; id: number; resolve(): void }> = [];
+  /** Told when a thread died outside close and was replaced, with the number of tasks that
+   *  failed with it (the stealwork/piscina entry's 'error' event). */
+  onThreadError: ((err: Error, failedTasks: number) => void) | null = null;
 
   private constructor(opts: ResolvedOptions, memory: WebAssembly.Memory, core: Core) {
     this.opts = opts;
@@ -114,7 +125,7 @@ export class Engine implements TaskOwner {
 
   /** Builds the memory, starts every M and waits for their handshakes. */
   static async start(opts: ResolvedOptions): Promise<Engine> {
-    const problem = await platformProblem();
+    const problem = (await platformProblem()) ?? threadOptionsProblem(opts.thread);
     if (problem !== null) throw new StealworkError('ERR_PLATFORM', `Scheduler.start: ${problem}`);
     const module = await loadCoreModule(opts.backend, opts.debug);
     // The core has procs + spareThreads Ps; the spares start in the reserve (sysmon.ts).
@@ -172,7 +183,7 @@ export class Engine implements TaskOwner {
    */
   private startM(i: number, restart: { resumeP: number } | undefined): Promise<string[]> {
     const o = this.opts;
-    const t = startThread(WORKER_URL, `stealwork M${i}`);
+    const t = startThread(WORKER_URL, `stealwork M${i}`, o.thread);
     this.threads[i - 1] = t;
     let exitResolve!: () => void;
     this.exits[i - 1] = new Promise<void>((r) => { exitResolve = r; });
@@ -205,7 +216,8 @@ export class Engine implements TaskOwner {
     if (restart !== undefined) t.post({ type: 'stealwork:share', shares: this.shared.all() });
     t.post({
       type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
-      spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, maxTasks: o.maxTasks, debug: o.debug, restart,
+      spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, maxTasks: o.maxTasks, debug: o.debug, restart, calling: o.calling,
+      ...(isNode ? {} : { workerData: o.thread.workerData }), // Node passes it as the Worker's option
     });
     return ready;
   }
@@ -225,6 +237,7 @@ export class Engine implements TaskOwner {
     const failed = failCasualties(this.gs, this.core, i, c, err, this.names);
     detachOrphans(this.gs, this.core, i);
     this.restarts++;
+    this.onThreadError?.(err, failed);
     if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'restart', args: { M: i, P: c.p, failed } });
     try {
       await this.startM(i, { resumeP: c.p });
@@ -275,6 +288,10 @@ export class Engine implements TaskOwner {
         if (t.state !== 0) return t; // already aborted
       }
       if (opts.priority !== undefined) cls = priorityClass(opts.priority);
+      if (opts.transfer !== undefined && opts.transfer.length !== 0) {
+        this.submit(t, id, args, token, cls, opts.transfer);
+        return t;
+      }
     }
     this.submit(t, id, args, token, cls);
     return t;
@@ -312,11 +329,21 @@ export class Engine implements TaskOwner {
     return token;
   }
 
-  private submit(t: Task<unknown>, id: number, args: unknown[], token: number, cls: number): void {
+  private submit(t: Task<unknown>, id: number, args: unknown[], token: number, cls: number, transfer?: readonly ArrayBuffer[]): void {
     const core = this.core;
     const g = core.gfGet(-1);
     if (g === 0) {
-      // Backpressure: the table is at maxTasks; wait until results free some Gs.
+      // Backpressure: the table is at maxTasks; wait until results free some Gs. Moved buffers
+      // leave the caller now, into a private clone of the arguments.
+      if (transfer !== undefined) {
+        try {
+          args = structuredClone(args, { transfer: transfer as ArrayBuffer[] });
+        } catch (e) {
+          this.cleanup(t);
+          t.settle(false, e);
+          return;
+        }
+      }
       this.deferred.push({ task: t, id, args, token, cls });
       this.pump();
       return;
@@ -331,6 +358,7 @@ export class Engine implements TaskOwner {
       t.settle(false, e);
       return;
     }
+    if (transfer !== undefined) detach(transfer); // the arguments hold their copy now
     if ((token | cls) !== 0) this.views.u32[(a + G_PRIO) >>> 2] = (token << G_TOKEN_SHIFT) | cls; // the tree inherits both
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
     Atomics.store(this.views.i32, (a + G_JOIN) >>> 2, 1); // waiter: M0 (index 0 + 1)
@@ -470,6 +498,11 @@ export class Engine implements TaskOwner {
     const timer = setInterval(print, this.opts.schedtrace) as unknown as { unref?: () => void };
     timer.unref?.();
     this.stopTimers.push(() => clearInterval(timer as unknown as number));
+  }
+
+  /** The platform's Worker objects of the threads (Node's worker_threads.Worker). */
+  get workers(): unknown[] {
+    return this.threads.map((t) => t.worker);
   }
 
   /** The event trace as Chrome Trace Event JSON (empty unless started with trace: true). */

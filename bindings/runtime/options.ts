@@ -55,7 +55,43 @@ export interface SchedulerOptions {
   trace?: boolean;
   /** Events kept per thread when tracing (the latest ones; a power of two). */
   traceEvents?: number;
+  /** Any structured-cloneable value each worker thread sees as `workerData` (Node's
+   *  `worker_threads.workerData`; on every platform also `workerData` of `stealwork/piscina`). */
+  workerData?: unknown;
+  /** Node only: the threads' V8 heap limits (Node's Worker `resourceLimits`). They bound each
+   *  thread's own JS heap, not the shared memory (see maxMemoryMB). */
+  resourceLimits?: ResourceLimits;
+  /** Node only: the threads' `process.env` (an object of strings; Node's `SHARE_ENV` shares it). */
+  env?: Record<string, string | undefined> | symbol;
+  /** Node only: appended to the threads' `process.argv`. */
+  argv?: readonly unknown[];
+  /** Node only: the threads' Node options (Node's Worker `execArgv`). */
+  execArgv?: readonly string[];
 }
+
+/** Node's Worker resourceLimits (MB, MB, MB, bytes). */
+export interface ResourceLimits {
+  maxOldGenerationSizeMb?: number;
+  maxYoungGenerationSizeMb?: number;
+  codeRangeSizeMb?: number;
+  stackSizeMb?: number;
+}
+
+/** What each worker thread is started with, beside the scheduler's own messages. */
+export interface ThreadOptions {
+  workerData?: unknown;
+  resourceLimits?: ResourceLimits;
+  env?: Record<string, string | undefined> | symbol;
+  argv?: readonly unknown[];
+  execArgv?: readonly string[];
+}
+
+/**
+ * How the worker calls the task module's functions. 'context' is stealwork's `(ctx, ...args)`;
+ * 'piscina' wraps each `(task) => result` (the stealwork/piscina entry sets it, with the shared
+ * words its wrapper reads; bindings/piscina/worker-side.ts).
+ */
+export type TaskCalling = { kind: 'context' } | { kind: 'piscina'; shared: SharedArrayBuffer };
 
 export interface ResolvedOptions {
   tasks: string;
@@ -79,6 +115,9 @@ export interface ResolvedOptions {
   logger: (line: string) => void;
   trace: boolean;
   traceEvents: number;
+  thread: ThreadOptions;
+  /** Internal: set by the stealwork/piscina entry, never by an option. */
+  calling: TaskCalling;
 }
 
 export function defaults(): Omit<ResolvedOptions, 'tasks'> {
@@ -104,6 +143,8 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     logger: (line: string) => console.error(line),
     trace: false,
     traceEvents: 1 << 16,
+    thread: {},
+    calling: { kind: 'context' },
   };
 }
 
@@ -132,7 +173,8 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   if (opts === null || typeof opts !== 'object') throw new TypeError('Scheduler.start: options must be an object with at least { tasks }');
   const o = opts as Record<string, unknown>;
   const known = new Set(['tasks', 'procs', 'spareThreads', 'handoffAfterMs', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
-    'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'trace', 'traceEvents']);
+    'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'trace', 'traceEvents',
+    'workerData', 'resourceLimits', 'env', 'argv', 'execArgv']);
   for (const k of Object.keys(o)) {
     if (!known.has(k)) throw new TypeError(`options.${k} is not an option; known options: ${[...known].join(', ')}`);
   }
@@ -176,5 +218,44 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
     if (typeof o.logger !== 'function') throw new TypeError(`options.logger must be a function, got ${typeof o.logger}`);
     r.logger = o.logger as (line: string) => void;
   }
+  r.thread = threadOptions(o);
   return r;
+}
+
+const LIMITS = ['maxOldGenerationSizeMb', 'maxYoungGenerationSizeMb', 'codeRangeSizeMb', 'stackSizeMb'] as const;
+
+/** Checks the per-thread options (workerData is checked by the structured clone that sends it). */
+export function threadOptions(o: Record<string, unknown>): ThreadOptions {
+  const t: ThreadOptions = {};
+  if (o.workerData !== undefined) t.workerData = o.workerData;
+  const rl = o.resourceLimits;
+  if (rl !== undefined) {
+    if (rl === null || typeof rl !== 'object') throw new TypeError(`options.resourceLimits must be an object, got ${rl === null ? 'null' : typeof rl}`);
+    const limits: ResourceLimits = {};
+    for (const [k, v] of Object.entries(rl)) {
+      if (!(LIMITS as readonly string[]).includes(k)) throw new TypeError(`options.resourceLimits.${k} is not a limit; known limits: ${LIMITS.join(', ')}`);
+      if (v === undefined) continue;
+      if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new RangeError(`options.resourceLimits.${k} must be a positive number, got ${String(v)}`);
+      limits[k as keyof ResourceLimits] = v;
+    }
+    t.resourceLimits = limits;
+  }
+  if (o.env !== undefined) {
+    const env = o.env;
+    if (typeof env !== 'symbol' && (env === null || typeof env !== 'object')) {
+      throw new TypeError(`options.env must be an object of strings or worker_threads.SHARE_ENV, got ${env === null ? 'null' : typeof env}`);
+    }
+    t.env = env as ThreadOptions['env'];
+  }
+  if (o.argv !== undefined) {
+    if (!Array.isArray(o.argv)) throw new TypeError(`options.argv must be an array, got ${typeof o.argv}`);
+    t.argv = o.argv;
+  }
+  if (o.execArgv !== undefined) {
+    if (!Array.isArray(o.execArgv) || !o.execArgv.every((a) => typeof a === 'string')) {
+      throw new TypeError('options.execArgv must be an array of strings');
+    }
+    t.execArgv = o.execArgv as string[];
+  }
+  return t;
 }

@@ -2,6 +2,8 @@
 // Node (worker_threads), Deno and browsers (module Workers). Nothing above this file knows
 // which runtime it is on.
 
+import type { ThreadOptions } from './options.js';
+
 type NodeWorkerThreads = typeof import('node:worker_threads');
 
 interface NodeProcess {
@@ -32,7 +34,7 @@ interface WebWorker {
 /** True on Node (not on Deno's Node compatibility layer, which has real Workers). */
 export const isNode = g.Deno === undefined && typeof g.process?.versions?.node === 'string';
 
-function nodeModule<T>(id: string): T {
+export function nodeModule<T>(id: string): T {
   const get = g.process?.getBuiltinModule;
   if (typeof get !== 'function') throw new Error(`stealwork needs process.getBuiltinModule (Node >= 20.16) to load ${id}`);
   return get(id) as T;
@@ -105,15 +107,32 @@ export interface ThreadHandle {
   /** A failure of the thread itself (not of a task): an uncaught error or an exit. */
   onExit(cb: (reason: string, error?: unknown) => void): void;
   terminate(): Promise<void>;
+  /** The platform's own Worker object (Node's worker_threads.Worker), for pools that list it. */
+  readonly worker: unknown;
 }
 
-/** Starts a module worker running `url`. Main thread only. */
-export function startThread(url: URL, name: string): ThreadHandle {
+/** Worker options only Node has (options.ts ThreadOptions without workerData). */
+const NODE_ONLY = ['resourceLimits', 'env', 'argv', 'execArgv'] as const;
+
+/** Where `opts` asks for what this platform's threads cannot have, a message saying so. */
+export function threadOptionsProblem(opts: ThreadOptions): string | null {
+  if (isNode) return null;
+  const asked = NODE_ONLY.filter((k) => opts[k] !== undefined);
+  return asked.length === 0 ? null : `options.${asked.join(', options.')}: Node only (worker_threads); this runtime's Workers have no such option`;
+}
+
+/**
+ * Starts a module worker running `url`. On Node, `opts` become the Worker's options (so the
+ * thread's worker_threads.workerData is opts.workerData); elsewhere workerData travels in the
+ * init message and the Node-only options were refused by threadOptionsProblem. Main thread only.
+ */
+export function startThread(url: URL, name: string, opts: ThreadOptions = {}): ThreadHandle {
   if (isNode) {
     const { Worker } = nodeModule<NodeWorkerThreads>('node:worker_threads');
-    const w = new Worker(url, { name });
+    const w = new Worker(url, { name, ...opts } as ConstructorParameters<NodeWorkerThreads['Worker']>[1]);
     let exited = false;
     return {
+      worker: w,
       post: (m) => w.postMessage(m),
       onMessage: (cb) => { w.on('message', cb); },
       onExit: (cb) => {
@@ -132,11 +151,17 @@ export function startThread(url: URL, name: string): ThreadHandle {
     if (!done && exitCb) exitCb(`uncaught ${ev.message ?? String(ev.error)}`, ev.error);
   });
   return {
+    worker: w,
     post: (m) => w.postMessage(m),
     onMessage: (cb) => w.addEventListener('message', (ev) => cb(ev.data)),
     onExit: (cb) => { exitCb = cb; },
     terminate: async () => { done = true; w.terminate(); },
   };
+}
+
+/** What the main thread passed as the Worker's workerData (Node); undefined elsewhere. */
+export function nodeWorkerData(): unknown {
+  return isNode ? nodeModule<NodeWorkerThreads>('node:worker_threads').workerData : undefined;
 }
 
 /** The worker side of the channel to the main thread. Worker threads only. */

@@ -2,7 +2,7 @@
 // reject rather than throw; options are checked eagerly (TypeError/RangeError naming the option).
 
 import { Engine, type SpawnOptions } from './engine.js';
-import { resolveOptions, type SchedulerOptions } from './options.js';
+import { resolveOptions, type ResolvedOptions, type SchedulerOptions } from './options.js';
 import type { SchedulerStats } from './stats.js';
 import type { Task, JoinRequest } from './task.js';
 import type { TaskContext } from './context.js';
@@ -32,9 +32,9 @@ export interface ScheduleWith<Mod> {
 
 function checkSpawnOptions(o: unknown): SpawnOptions {
   if (o === null || typeof o !== 'object') throw new TypeError('with: options must be an object');
-  const { signal, timeout, priority, ...rest } = o as Record<string, unknown>;
+  const { signal, timeout, priority, transfer, ...rest } = o as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length) throw new TypeError(`with: options.${extra[0]} is not an option; known options: signal, timeout, priority`);
+  if (extra.length) throw new TypeError(`with: options.${extra[0]} is not an option; known options: signal, timeout, priority, transfer`);
   if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof (signal as AbortSignal).addEventListener !== 'function' || typeof (signal as AbortSignal).aborted !== 'boolean')) {
     throw new TypeError('with: options.signal must be an AbortSignal');
   }
@@ -45,7 +45,35 @@ function checkSpawnOptions(o: unknown): SpawnOptions {
     signal: signal as AbortSignal | undefined,
     timeout: timeout as number | undefined,
     priority: priority === undefined ? undefined : checkPriority('with', priority),
+    transfer: transfer === undefined ? undefined : checkTransfer(transfer),
   };
+}
+
+/** A transfer list: distinct ArrayBuffers, none detached (postMessage's DataCloneError cases). */
+export function checkTransfer(transfer: unknown): ArrayBuffer[] {
+  if (!Array.isArray(transfer)) throw new TypeError(`with: options.transfer must be an array of ArrayBuffers, got ${typeof transfer}`);
+  transfer.forEach((b, i) => {
+    if (!(b instanceof ArrayBuffer)) {
+      const what = b === null ? 'null' : typeof b === 'object' ? (b as object).constructor?.name ?? 'object' : typeof b;
+      throw new TypeError(`with: options.transfer[${i}] must be an ArrayBuffer (shared memory holds the copy; a ${what} cannot move there), got ${what}`);
+    }
+    if ((b as { detached?: boolean }).detached === true) throw new TypeError(`with: options.transfer[${i}] is already detached`);
+    if (transfer.indexOf(b) !== i) throw new TypeError(`with: options.transfer[${i}] appears twice in the list`);
+  });
+  return transfer as ArrayBuffer[];
+}
+
+/** Each Scheduler's engine, for the stealwork/piscina entry (not exported by the package). */
+const engines = new WeakMap<object, Engine>();
+
+/** @internal The engine behind a Scheduler. */
+export function engineOf(s: Scheduler<any>): Engine {
+  return engines.get(s)!;
+}
+
+/** @internal Starts a Scheduler on options already resolved (the entry sets `calling`). */
+export async function startResolved<Mod = AnyModule>(opts: ResolvedOptions): Promise<Scheduler<Mod>> {
+  return new (Scheduler as unknown as new (e: Engine) => Scheduler<Mod>)(await Engine.start(opts));
 }
 
 /**
@@ -57,6 +85,7 @@ export class Scheduler<Mod = AnyModule> {
 
   private constructor(engine: Engine) {
     this.#engine = engine;
+    engines.set(this, engine);
   }
 
   /** Starts the threads and resolves once every worker has loaded the task module. */
@@ -96,6 +125,9 @@ export class Scheduler<Mod = AnyModule> {
    * started never runs, a running one sees `ctx.cancelled` / `ctx.signal`, and the Task rejects
    * at once with an AbortError (code ERR_ABORTED) whose `reason` is the signal's. `priority`
    * ('high' | 'normal' | 'low') sets the class of the task and, by inheritance, of its tree.
+   * `transfer: [buf]` moves ArrayBuffers into the task: the arguments are copied into shared
+   * memory (one copy, the cost of any argument), then each listed buffer is detached in the
+   * caller, as a postMessage transfer list leaves it.
    */
   with(options: SpawnOptions): ScheduleWith<Mod> {
     const opts = checkSpawnOptions(options);

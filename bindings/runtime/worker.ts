@@ -9,7 +9,10 @@ import { attachCore } from '../core/index.js';
 import type { Backend } from '../core/core.js';
 import { GSlots } from './gslots.js';
 import { M } from './m.js';
-import { parentChannel } from './platform.js';
+import { nodeWorkerData, parentChannel } from './platform.js';
+import type { TaskCalling } from './options.js';
+import { piscinaTable } from '../piscina/worker-side.js';
+import { WORKER_MARK, type WorkerMark } from '../piscina/mark.js';
 import { Views } from './values.js';
 import { SharedRegistry } from './shared-registry.js';
 import type { TaskContext } from './context.js';
@@ -25,6 +28,10 @@ export interface InitMessage {
   yieldLimit: number;
   maxTasks: number;
   debug: boolean;
+  /** How task functions are called ('context': stealwork's own; 'piscina': one argument). */
+  calling: TaskCalling;
+  /** The threads' workerData, where the platform has no Worker option for it (not Node). */
+  workerData?: unknown;
   /** Set when this thread replaces a crashed one in slot `mid` (DESIGN.md "Crashed workers"). */
   restart?: { resumeP: number };
 }
@@ -77,6 +84,10 @@ async function run(msg: InitMessage): Promise<void> {
   try {
     const core = attachCore(msg.backend, msg.memory, msg.module, true);
     const views = new Views(msg.memory);
+    // What the task module sees as isWorkerThread / workerData (stealwork/piscina reads it
+    // when the module imports it, so it is set before the import).
+    const mark: WorkerMark = { workerData: 'workerData' in msg ? msg.workerData : nodeWorkerData() };
+    (globalThis as Record<symbol, unknown>)[WORKER_MARK] = mark;
     let mod: Record<string, unknown>;
     try {
       mod = await import(msg.tasks) as Record<string, unknown>;
@@ -85,7 +96,7 @@ async function run(msg: InitMessage): Promise<void> {
       channel.post({ type: 'stealwork:error', code: 'ERR_TASK_MODULE', error: { ...d, message: `cannot load the task module ${msg.tasks}: ${d.message}` } });
       return;
     }
-    const { names, fns } = taskTable(mod);
+    const { names, fns } = msg.calling.kind === 'piscina' ? piscinaTable(mod, msg.calling.shared, msg.mid) : taskTable(mod);
     m = new M(core, new GSlots(core, views, shared), {
       mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks, debug: msg.debug,
       restart: msg.restart,

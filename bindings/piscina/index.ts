@@ -1,0 +1,459 @@
+// stealwork/piscina: piscina's Piscina class over the scheduler, so a piscina program switches by
+// changing one import. Node only (the pool is an EventEmitter and its threads are worker_threads).
+//
+// Mapping (DESIGN.md "The piscina entry"): the pool is one Scheduler with maxThreads Ps (one
+// thread each, no spare), started with calling 'piscina' (worker-side.ts wraps each exported
+// `(task) => result` as a task); each run() is a root task. What piscina decides on the main
+// thread per task (admission against maxQueue, 'drain'/'needsDrain', queueSize) is computed from
+// the number of tasks in flight, as piscina computes it from its queue and its workers' loads:
+// capacity = maxThreads x concurrentTasksPerWorker. Nothing here queues or dispatches tasks.
+
+import { engineOf, startResolved, checkTransfer, type Scheduler } from '../runtime/scheduler.js';
+import { resolveOptions, threadOptions } from '../runtime/options.js';
+import { nodeModule } from '../runtime/platform.js';
+import { WorkerCrashedError } from '../runtime/errors.js';
+import { checkOptions, fillOptions, nullProto, type FilledOptions, type Options, type TaskQueue } from './options.js';
+import { RUN, TimingReader, timingBuffer, WAIT, type HistogramSummary } from './timing.js';
+import { isMovable, kQueueOptions, kTransferable, kValue, move, type Transferable } from './move.js';
+import { POOL_CLOSED, wallClock } from './worker-side.js';
+import { workerMark } from './mark.js';
+
+/** The EventEmitter methods the pool has (its base is node:events' EventEmitterAsyncResource,
+ *  typed here so the declarations need no Node types). */
+export interface PoolEvents {
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
+  once(event: string | symbol, listener: (...args: any[]) => void): this;
+  off(event: string | symbol, listener: (...args: any[]) => void): this;
+  addListener(event: string | symbol, listener: (...args: any[]) => void): this;
+  removeListener(event: string | symbol, listener: (...args: any[]) => void): this;
+  removeAllListeners(event?: string | symbol): this;
+  emit(event: string | symbol, ...args: any[]): boolean;
+  listenerCount(event: string | symbol): number;
+  listeners(event: string | symbol): Function[];
+}
+
+const EventEmitterAsyncResource = nodeModule<typeof import('node:events')>('node:events').EventEmitterAsyncResource as unknown as
+  new (options: { name: string }) => PoolEvents;
+const { fileURLToPath, pathToFileURL } = nodeModule<typeof import('node:url')>('node:url');
+
+export type { Options, FilledOptions, TaskQueue, Transferable, HistogramSummary };
+
+/** piscina's own errors, same messages. */
+export const Errors = {
+  ThreadTermination: (): Error => new Error('Terminating worker thread'),
+  FilenameNotProvided: (): Error => new Error('filename must be provided to run() or in options object'),
+  TaskQueueAtLimit: (): Error => new Error('Task queue is at limit'),
+  NoTaskQueueAvailable: (): Error => new Error('No task queue available and all Workers are busy'),
+  CloseTimeout: (): Error => new Error('Close operation timed out'),
+};
+
+/** What a run rejects with when its signal aborted (piscina's AbortError). */
+export class AbortError extends Error {
+  constructor(reason?: unknown) {
+    super('The task has been aborted', { cause: reason });
+  }
+
+  get name(): string {
+    return 'AbortError';
+  }
+}
+
+/** An AbortSignal, or an EventEmitter-style one (piscina takes both). */
+export type AbortSignalAny =
+  | { addEventListener(name: 'abort', l: () => void, o?: { once: boolean }): void; removeEventListener(name: 'abort', l: () => void): void; aborted?: boolean; reason?: unknown }
+  | { once(name: 'abort', l: () => void): void; off(name: 'abort', l: () => void): void; aborted?: boolean; reason?: unknown };
+
+export interface RunOptions {
+  transferList?: readonly unknown[];
+  /** Must name the pool's file (one task file per pool). */
+  filename?: string | null;
+  signal?: AbortSignalAny | null;
+  name?: string | null;
+}
+
+export interface CloseOptions {
+  force?: boolean;
+}
+
+export interface PiscinaHistogram {
+  readonly runTime: HistogramSummary;
+  readonly waitTime: HistogramSummary;
+  resetRunTime(): void;
+  resetWaitTime(): void;
+}
+
+/** A task queue for code that passes one in `taskQueue` (a no-op option here). */
+export class ArrayTaskQueue implements TaskQueue {
+  private readonly tasks: unknown[] = [];
+  get size(): number { return this.tasks.length; }
+  shift(): unknown { return this.tasks.shift() ?? null; }
+  push(task: unknown): void { this.tasks.push(task); }
+  remove(task: unknown): void {
+    const i = this.tasks.indexOf(task);
+    if (i !== -1) this.tasks.splice(i, 1);
+  }
+}
+
+/** piscina's other queue class; the same no-op here. */
+export class FixedQueue extends ArrayTaskQueue {}
+
+/** A started pool: the scheduler, its timing words, the task names its file exports. */
+interface Started {
+  sched: Scheduler;
+  reader: TimingReader;
+  names: Set<string>;
+  filename: string;
+}
+
+function toPath(filename: string): string {
+  return filename.startsWith('file:') ? fileURLToPath(new URL(filename)) : filename;
+}
+
+/** An AbortSignal for the scheduler, from either kind of signal; and how to let go of it. */
+function bridgeSignal(signal: AbortSignalAny): { signal: AbortSignal; release(): void } {
+  if (signal instanceof AbortSignal) return { signal, release: () => undefined };
+  const ac = new AbortController();
+  const onAbort = (): void => ac.abort(signal.reason);
+  if ('addEventListener' in signal) {
+    signal.addEventListener('abort', onAbort, { once: true });
+    return { signal: ac.signal, release: () => signal.removeEventListener('abort', onAbort) };
+  }
+  signal.once('abort', onAbort);
+  return { signal: ac.signal, release: () => signal.off('abort', onAbort) };
+}
+
+/**
+ * piscina's pool, running on stealwork's scheduler. Construct it as piscina's; `run(task,
+ * { name, signal, transferList })` resolves with what the worker file's function returned.
+ */
+export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
+  readonly #opts: FilledOptions;
+  readonly #thread: ReturnType<typeof threadOptions>;
+  /** The pool's start (once a filename is known), and the pool once started. */
+  #start: Promise<Started> | null = null;
+  #started: Started | null = null;
+  #startError: unknown = null;
+  #filename: string | null = null;
+  /** Runs accepted and not settled; runs waiting for the start. */
+  #inFlight = 0;
+  #waitingStart = 0;
+  readonly #capacity: number;
+  #completed = 0;
+  readonly #t0 = performance.now();
+  #needsDrain = false;
+  #closingUp = false;
+  #destroying = false;
+  /** close({ force: true }) under way: a run not yet given to the scheduler fails. */
+  #forced = false;
+  #idleWaiters: Array<() => void> = [];
+  #histogram: PiscinaHistogram | null = null;
+
+  constructor(options: Options = {}) {
+    const opts = nullProto(options);
+    super(nullProto(opts as object, { name: 'Piscina' }) as { name: string });
+    checkOptions(opts);
+    this.#opts = fillOptions(opts);
+    this.#capacity = this.#opts.maxThreads * this.#opts.concurrentTasksPerWorker;
+    this.#thread = threadOptions(opts as Record<string, unknown>); // env, argv, execArgv: TypeError now
+    if (this.#opts.filename !== null) this.#begin(toPath(this.#opts.filename));
+  }
+
+  /** Starts the scheduler on `filename`: maxThreads Ps and threads, piscina calling. */
+  #begin(filename: string): void {
+    this.#filename = filename;
+    this.#startError = null;
+    const procs = Math.ceil(this.#opts.maxThreads);
+    const resolved = resolveOptions({ tasks: pathToFileURL(filename).href, procs, spareThreads: 0 });
+    resolved.thread = this.#thread;
+    const shared = timingBuffer(procs + 1);
+    resolved.calling = { kind: 'piscina', shared };
+    const start = startResolved(resolved).then((sched) => {
+      const started: Started = { sched, reader: new TimingReader(shared, procs + 1), names: new Set(sched.taskNames), filename };
+      engineOf(sched).onThreadError = (err, failed) => {
+        // piscina: a worker's error with no task to fail is the pool's 'error' event
+        if (failed === 0 && err.cause !== undefined) queueMicrotask(() => this.emit('error', err.cause));
+      };
+      if (this.#start === start) this.#started = started;
+      return started;
+    });
+    this.#start = start;
+    start.catch((e: unknown) => {
+      if (this.#start !== start) return;
+      this.#startError = e;
+      if (this.#waitingStart === 0 && this.listenerCount('error') > 0) this.emit('error', e);
+    });
+  }
+
+  run(task: T, options: RunOptions = {}): Promise<R> {
+    if (options === null || typeof options !== 'object') return Promise.reject(new TypeError('options must be an object'));
+    const o = nullProto(options);
+    const transferList = o.transferList;
+    const signal = o.signal ?? null;
+    const filename = o.filename ?? null;
+    const name = o.name ?? null;
+    if (transferList !== undefined && !Array.isArray(transferList)) return Promise.reject(new TypeError('transferList argument must be an Array'));
+    if (filename != null && typeof filename !== 'string') return Promise.reject(new TypeError('filename argument must be a string'));
+    if (name != null && typeof name !== 'string') return Promise.reject(new TypeError('name argument must be a string'));
+    if (signal != null && typeof signal !== 'object') return Promise.reject(new TypeError('signal argument must be an object'));
+    return this.#runTask(task, (transferList ?? []) as unknown[], filename ?? this.#opts.filename, name ?? this.#opts.name, signal);
+  }
+
+  #runTask(task: unknown, transferList: unknown[], filenameIn: string | null, name: string, signal: AbortSignalAny | null): Promise<R> {
+    if (typeof filenameIn !== 'string') return Promise.reject(Errors.FilenameNotProvided());
+    const filename = toPath(filenameIn);
+    if (this.#closingUp || this.#destroying) return Promise.reject(new AbortError('queue is being terminated'));
+    if (signal !== null && signal.aborted) return Promise.reject(new AbortError(signal.reason));
+    if (this.#inFlight >= this.#capacity + this.#opts.maxQueue) {
+      return Promise.reject(this.#opts.maxQueue === 0 ? Errors.NoTaskQueueAvailable() : Errors.TaskQueueAtLimit());
+    }
+    if (this.#start === null) this.#begin(filename);
+    else if (filename !== this.#filename) {
+      return Promise.reject(new TypeError(`stealwork/piscina runs one task file per pool: this pool runs ${this.#filename}, not ${filename}`));
+    }
+    if (isMovable(task)) {
+      transferList = transferList.concat(task[kTransferable]);
+      task = task[kValue];
+    }
+    let transfer: ArrayBuffer[];
+    try {
+      transfer = transferList.length === 0 ? [] : checkTransfer(transferList).slice();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const submitted = this.#opts.recordTiming ? wallClock() : undefined;
+    this.#inFlight++;
+    let p: Promise<unknown>;
+    if (this.#started !== null) {
+      p = this.#spawn(this.#started, name, task, submitted, signal, transfer);
+    } else {
+      // Not started yet: the moved buffers leave the caller now, into a private clone.
+      if (transfer.length !== 0) task = structuredClone(task, { transfer });
+      this.#waitingStart++;
+      p = this.#start!.then(
+        (s) => { this.#waitingStart--; return this.#spawn(s, name, task, submitted, signal, []); },
+        (e) => { this.#waitingStart--; throw e; });
+    }
+    queueMicrotask(this.#maybeDrain);
+    return p.then(
+      (v) => { this.#done(); return v as R; },
+      (e) => { this.#done(); throw this.#mapError(e); });
+  }
+
+  #spawn(s: Started, name: string, task: unknown, submitted: number | undefined, signal: AbortSignalAny | null, transfer: ArrayBuffer[]): Promise<unknown> {
+    if (this.#forced) return Promise.reject(new AbortError('pool is closed'));
+    if (!s.names.has(name)) return Promise.reject(new Error(`No handler function exported from ${s.filename}`));
+    const sched = s.sched as unknown as {
+      run(name: string, ...args: unknown[]): Promise<unknown>;
+      with(o: object): { run(name: string, ...args: unknown[]): Promise<unknown> };
+    };
+    const args = submitted === undefined ? [task] : [task, submitted];
+    if (signal === null && transfer.length === 0) return sched.run(name, ...args);
+    const bridge = signal === null ? null : bridgeSignal(signal);
+    const p = sched.with({ signal: bridge?.signal, transfer: transfer.length === 0 ? undefined : transfer }).run(name, ...args);
+    return bridge === null ? p : p.finally(bridge.release);
+  }
+
+  /** A scheduler error as piscina would have rejected the run. */
+  #mapError(e: unknown): unknown {
+    const err = e as { code?: string; name?: string; reason?: unknown; cause?: unknown };
+    if (err === null || typeof err !== 'object') return e;
+    if (err.code === 'ERR_ABORTED') return new AbortError(err.reason);
+    if (err.code === POOL_CLOSED) return new AbortError('pool is closed');
+    if (err.code === 'ERR_CLOSED_FORCE' || err.code === 'ERR_CLOSED') return Errors.ThreadTermination();
+    if (e instanceof WorkerCrashedError && err.cause instanceof Error) return err.cause; // e.g. ERR_WORKER_OUT_OF_MEMORY
+    return e;
+  }
+
+  #done(): void {
+    this.#inFlight--;
+    this.#completed++;
+    queueMicrotask(this.#maybeDrain);
+    if (this.#inFlight === 0 && this.#idleWaiters.length !== 0) for (const w of this.#idleWaiters.splice(0)) w();
+  }
+
+  /** piscina's _maybeDrain, on the in-flight count: full capacity in use is 'needsDrain'; room
+   *  again after that is 'drain'. */
+  readonly #maybeDrain = (): void => {
+    const usage = Math.min(this.#inFlight, this.#capacity);
+    if (usage === this.#capacity) {
+      this.#needsDrain = true;
+      queueMicrotask(() => this.emit('needsDrain'));
+    } else if (this.#needsDrain) {
+      this.#needsDrain = false;
+      queueMicrotask(() => this.emit('drain'));
+    }
+  };
+
+  #whenIdle(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /**
+   * Waits for the tasks in flight (at most closeTimeout ms: then 'error' with piscina's
+   * CloseTimeout), then stops the threads. With `force`, tasks not started yet fail with an
+   * AbortError ('pool is closed'); the running ones finish.
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
+    if (options === null || typeof options !== 'object') throw TypeError('options must be an object');
+    const o = nullProto(options);
+    let { force } = o;
+    if (force !== undefined && typeof force !== 'boolean') return Promise.reject(new TypeError('force argument must be a boolean'));
+    force ??= false;
+    this.#closingUp = true;
+    if (force) {
+      this.#forced = true;
+      this.#started?.reader.markClosed();
+      this.#start?.then((s) => s.reader.markClosed(), () => undefined);
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(Errors.CloseTimeout()), this.#opts.closeTimeout);
+      (timer as { unref?: () => void }).unref?.();
+    });
+    try {
+      await Promise.race([this.#whenIdle(), timeout]);
+    } catch (error) {
+      this.emit('error', error);
+    } finally {
+      clearTimeout(timer);
+      await this.destroy();
+      this.emit('close');
+      this.#closingUp = false;
+    }
+  }
+
+  /** Stops the threads now: every task not finished fails with 'Terminating worker thread'. */
+  async destroy(): Promise<void> {
+    this.#destroying = true;
+    const start = this.#start;
+    this.#start = null;
+    this.#started = null;
+    this.#filename = null;
+    if (start !== null) {
+      try {
+        const s = await start;
+        await s.sched.close({ force: true });
+      } catch { /* a pool that never started has nothing to stop */ }
+    }
+    this.#destroying = false;
+    this.#forced = false;
+  }
+
+  [Symbol.dispose](): void {
+    void this.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  get maxThreads(): number {
+    return this.#opts.maxThreads;
+  }
+
+  get minThreads(): number {
+    return this.#opts.minThreads;
+  }
+
+  get options(): FilledOptions {
+    return this.#opts;
+  }
+
+  /** The worker_threads.Worker of every thread (all maxThreads of them, once started). */
+  get threads(): unknown[] {
+    return this.#started === null ? [] : engineOf(this.#started.sched).workers;
+  }
+
+  /** Threads without a task, as the in-flight count implies (the threads are not asked). */
+  get idleThreads(): number {
+    const busy = Math.ceil(Math.min(this.#inFlight, this.#capacity) / this.#opts.concurrentTasksPerWorker);
+    return Math.max(0, this.threads.length - busy);
+  }
+
+  /** Tasks beyond what the threads can run at once (maxThreads x concurrentTasksPerWorker). */
+  get queueSize(): number {
+    return Math.max(0, this.#inFlight - this.#capacity);
+  }
+
+  get completed(): number {
+    return this.#completed;
+  }
+
+  get needsDrain(): boolean {
+    return this.#needsDrain;
+  }
+
+  /** Milliseconds since the pool was made. */
+  get duration(): number {
+    return performance.now() - this.#t0;
+  }
+
+  /** The run time recorded, over the time maxThreads threads could have run since the start. */
+  get utilization(): number {
+    if (!this.#opts.recordTiming || this.#started === null) return 0;
+    const { count, sum } = this.#started.reader.totals(RUN);
+    if (count === 0) return 0;
+    return (sum / 1000) / (this.duration * this.#opts.maxThreads);
+  }
+
+  /** Run time (a task's start to its end, on its thread) and wait time (run() to its start). */
+  get histogram(): PiscinaHistogram {
+    if (this.#histogram === null) {
+      const reader = (): TimingReader | undefined => (this.#opts.recordTiming ? this.#started?.reader : undefined);
+      this.#histogram = {
+        get runTime() { return reader()?.summary(RUN) as HistogramSummary; },
+        get waitTime() { return reader()?.summary(WAIT) as HistogramSummary; },
+        resetRunTime: () => reader()?.reset(RUN),
+        resetWaitTime: () => reader()?.reset(WAIT),
+      };
+    }
+    return this.#histogram;
+  }
+
+  /** True in a thread started by a stealwork pool or scheduler. */
+  static get isWorkerThread(): boolean {
+    return workerMark() !== undefined;
+  }
+
+  /** The workerData the pool was made with, in its threads. */
+  static get workerData(): any {
+    return workerMark()?.workerData;
+  }
+
+  static get Piscina(): typeof Piscina {
+    return Piscina;
+  }
+
+  static get FixedQueue(): typeof FixedQueue {
+    return FixedQueue;
+  }
+
+  static get ArrayTaskQueue(): typeof ArrayTaskQueue {
+    return ArrayTaskQueue;
+  }
+
+  static move<V>(val: V): V {
+    return move(val);
+  }
+
+  static get transferableSymbol(): typeof kTransferable {
+    return kTransferable;
+  }
+
+  static get valueSymbol(): typeof kValue {
+    return kValue;
+  }
+
+  static get queueOptionsSymbol(): typeof kQueueOptions {
+    return kQueueOptions;
+  }
+}
+
+const isWorkerThread: boolean = Piscina.isWorkerThread;
+const workerData: any = Piscina.workerData;
+
+export default Piscina;
+export {
+  move, isWorkerThread, workerData, kTransferable as transferableSymbol, kValue as valueSymbol, kQueueOptions as queueOptionsSymbol,
+};

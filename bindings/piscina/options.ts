@@ -1,0 +1,132 @@
+// piscina's constructor options: its defaults, and its checks with its messages and classes,
+// in its order (piscina 5.3.2, src/index.ts), so a bad value fails here as it fails there.
+
+import { availableParallelism } from '../runtime/platform.js';
+import type { ResourceLimits } from '../runtime/options.js';
+
+/** A custom task queue (piscina's TaskQueue); accepted, and unused here. */
+export interface TaskQueue {
+  readonly size: number;
+  shift(): unknown;
+  remove(task: unknown): void;
+  push(task: unknown): void;
+}
+
+export interface Options {
+  filename?: string | null;
+  name?: string;
+  minThreads?: number;
+  maxThreads?: number;
+  idleTimeout?: number;
+  maxQueue?: number | 'auto';
+  concurrentTasksPerWorker?: number;
+  /** No-op: stealwork's threads wait on their own futex words. */
+  atomics?: 'sync' | 'async' | 'disabled';
+  resourceLimits?: ResourceLimits;
+  argv?: string[];
+  execArgv?: string[];
+  env?: Record<string, string | undefined> | symbol;
+  workerData?: unknown;
+  /** No-op: the scheduler's queues are not pluggable. */
+  taskQueue?: TaskQueue;
+  /** No-op: thread priorities are not set. */
+  niceIncrement?: number;
+  /** No-op: Node's default (true) holds. */
+  trackUnmanagedFds?: boolean;
+  closeTimeout?: number;
+  recordTiming?: boolean;
+  /** No-op: no queue of piscina's to be stricter about. */
+  stricterFIFO?: boolean;
+  /** No-op: idle threads steal; there is no balancer to choose. */
+  loadBalancer?: (...args: unknown[]) => unknown;
+  /** No-op: there are no per-worker histograms. */
+  workerHistogram?: boolean;
+}
+
+export interface FilledOptions extends Options {
+  filename: string | null;
+  name: string;
+  minThreads: number;
+  maxThreads: number;
+  idleTimeout: number;
+  maxQueue: number;
+  concurrentTasksPerWorker: number;
+  closeTimeout: number;
+  recordTiming: boolean;
+}
+
+export function isTaskQueue(q: unknown): q is TaskQueue {
+  const t = q as Record<string, unknown> | null;
+  return typeof t === 'object' && t !== null && 'size' in t && typeof t.shift === 'function' &&
+    typeof t.remove === 'function' && typeof t.push === 'function';
+}
+
+/** Own properties on a prototype-less object (as piscina reads options). */
+export function nullProto<T extends object>(o: T, extra?: object): T {
+  return Object.assign(Object.create(null) as T, o, extra);
+}
+
+/** Throws piscina's error for the first bad option. */
+export function checkOptions(opts: Options): void {
+  if (typeof opts.filename !== 'string' && opts.filename != null) throw new TypeError('options.filename must be a string or null');
+  if (typeof opts.name !== 'string' && opts.name != null) throw new TypeError('options.name must be a string or null');
+  if (opts.minThreads !== undefined && (typeof opts.minThreads !== 'number' || opts.minThreads < 0)) {
+    throw new TypeError('options.minThreads must be a non-negative integer');
+  }
+  if (opts.maxThreads !== undefined && (typeof opts.maxThreads !== 'number' || opts.maxThreads < 1)) {
+    throw new TypeError('options.maxThreads must be a positive integer');
+  }
+  if (opts.minThreads !== undefined && opts.maxThreads !== undefined && opts.minThreads > opts.maxThreads) {
+    throw new RangeError('options.minThreads and options.maxThreads must not conflict');
+  }
+  if (opts.idleTimeout !== undefined && (typeof opts.idleTimeout !== 'number' || opts.idleTimeout < 0)) {
+    throw new TypeError('options.idleTimeout must be a non-negative integer');
+  }
+  if (opts.maxQueue !== undefined && opts.maxQueue !== 'auto' && (typeof opts.maxQueue !== 'number' || opts.maxQueue < 0)) {
+    throw new TypeError('options.maxQueue must be a non-negative integer');
+  }
+  if (opts.concurrentTasksPerWorker !== undefined &&
+    (typeof opts.concurrentTasksPerWorker !== 'number' || opts.concurrentTasksPerWorker < 1)) {
+    throw new TypeError('options.concurrentTasksPerWorker must be a positive integer');
+  }
+  if (opts.atomics != null && (typeof opts.atomics !== 'string' || !['sync', 'async', 'disabled'].includes(opts.atomics))) {
+    throw new TypeError('options.atomics should be a value of sync, sync or disabled.'); // piscina's words
+  }
+  if (opts.resourceLimits !== undefined && (typeof opts.resourceLimits !== 'object' || opts.resourceLimits === null)) {
+    throw new TypeError('options.resourceLimits must be an object');
+  }
+  if (opts.taskQueue !== undefined && !isTaskQueue(opts.taskQueue)) throw new TypeError('options.taskQueue must be a TaskQueue object');
+  if (opts.niceIncrement !== undefined && (typeof opts.niceIncrement !== 'number' || opts.niceIncrement < 0)) {
+    throw new TypeError('options.niceIncrement must be a non-negative integer on Unix systems');
+  }
+  if (opts.trackUnmanagedFds !== undefined && typeof opts.trackUnmanagedFds !== 'boolean') {
+    throw new TypeError('options.trackUnmanagedFds must be a boolean value');
+  }
+  if (opts.closeTimeout !== undefined && (typeof opts.closeTimeout !== 'number' || opts.closeTimeout < 0)) {
+    throw new TypeError('options.closeTimeout must be a non-negative integer');
+  }
+  if (opts.loadBalancer !== undefined && (typeof opts.loadBalancer !== 'function' || opts.loadBalancer.length < 1)) {
+    throw new TypeError('options.loadBalancer must be a function with at least two args');
+  }
+  if (opts.workerHistogram !== undefined && typeof opts.workerHistogram !== 'boolean') {
+    throw new TypeError('options.workerHistogram must be a boolean');
+  }
+  if (opts.stricterFIFO !== undefined && typeof opts.stricterFIFO !== 'boolean') {
+    throw new TypeError('options.stricterFIFO must be a boolean');
+  }
+}
+
+/** piscina's defaults and its reconciliation of minThreads, maxThreads and maxQueue. */
+export function fillOptions(opts: Options): FilledOptions {
+  const ncpu = availableParallelism();
+  const f = nullProto({
+    filename: null, name: 'default', minThreads: Math.max(Math.floor(ncpu / 2), 1), maxThreads: ncpu * 1.5,
+    idleTimeout: 0, maxQueue: Infinity, concurrentTasksPerWorker: 1, atomics: 'sync', niceIncrement: 0,
+    trackUnmanagedFds: true, closeTimeout: 30000, recordTiming: true, stricterFIFO: false, workerHistogram: false,
+  } as FilledOptions, opts) as FilledOptions;
+  for (const k of ['filename', 'name'] as const) if (f[k] == null) (f as unknown as Record<string, unknown>)[k] = k === 'name' ? 'default' : null;
+  if (opts.maxThreads !== undefined && f.minThreads >= opts.maxThreads) f.minThreads = opts.maxThreads;
+  if (opts.minThreads !== undefined && f.maxThreads <= opts.minThreads) f.maxThreads = opts.minThreads;
+  f.maxQueue = opts.maxQueue === 'auto' ? f.maxThreads ** 2 : (opts.maxQueue ?? Infinity);
+  return f;
+}

@@ -1,0 +1,67 @@
+// The task module adapter, worker side: each exported function of a piscina worker file,
+// `(task) => result` (sync or async), becomes a stealwork task `(ctx, task, submitted) =>
+// result`. The wrapper refuses to start once the pool was force-closed (piscina rejects the
+// tasks still queued then), records wait and run times (timing.ts) when `submitted` (the main
+// thread's clock at run()) is given, and unwraps a moved result (move.ts).
+//
+// Called by the worker entry (bindings/runtime/worker.ts) when started with calling 'piscina'.
+
+import { TimingRecorder, RUN, WAIT } from './timing.js';
+import { unmove } from './move.js';
+
+/** The code of the error a task not started before a forced close fails with. */
+export const POOL_CLOSED = 'STEALWORK_PISCINA_POOL_CLOSED';
+
+type Handler = (task: unknown) => unknown;
+type Wrapped = (ctx: unknown, ...args: unknown[]) => unknown;
+
+/** A clock comparable across threads (each thread has its own performance.timeOrigin). */
+export function wallClock(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+function closedError(): Error {
+  const e = new Error('pool is closed') as Error & { code: string };
+  e.name = 'AbortError';
+  e.code = POOL_CLOSED;
+  return e;
+}
+
+function isThenable(r: unknown): r is PromiseLike<unknown> {
+  return r !== null && (typeof r === 'object' || typeof r === 'function') && typeof (r as PromiseLike<unknown>).then === 'function';
+}
+
+function wrap(fn: Handler, rec: TimingRecorder): Wrapped {
+  return (_ctx, task, at) => {
+    const submitted = at as number | undefined;
+    if (rec.closed) throw closedError();
+    if (submitted === undefined) { // recordTiming: false
+      const r = fn(task);
+      return isThenable(r) ? Promise.resolve(r).then(unmove) : unmove(r);
+    }
+    const start = wallClock();
+    rec.record(WAIT, start - submitted);
+    let r: unknown;
+    try {
+      r = fn(task);
+    } catch (e) {
+      rec.record(RUN, wallClock() - start);
+      throw e;
+    }
+    if (!isThenable(r)) {
+      rec.record(RUN, wallClock() - start);
+      return unmove(r);
+    }
+    return Promise.resolve(r).then(
+      (v) => { rec.record(RUN, wallClock() - start); return unmove(v); },
+      (e) => { rec.record(RUN, wallClock() - start); throw e; });
+  };
+}
+
+/** The task table of a piscina worker file: its exported functions (`default` included), by
+ *  sorted name, each wrapped. */
+export function piscinaTable(mod: Record<string, unknown>, shared: SharedArrayBuffer, mid: number): { names: string[]; fns: Wrapped[] } {
+  const rec = new TimingRecorder(shared, mid);
+  const names = Object.keys(mod).filter((k) => typeof mod[k] === 'function').sort();
+  return { names, fns: names.map((n) => wrap(mod[n] as Handler, rec)) };
+}
