@@ -11,7 +11,6 @@
 import { engineOf, startResolved, checkTransfer, type Scheduler } from '../runtime/scheduler.js';
 import { resolveOptions, threadOptions } from '../runtime/options.js';
 import { nodeModule } from '../runtime/platform.js';
-import { WorkerCrashedError } from '../runtime/errors.js';
 import { checkOptions, fillOptions, nullProto, type FilledOptions, type Options, type TaskQueue } from './options.js';
 import { RUN, TimingReader, timingBuffer, WAIT, type HistogramSummary } from './timing.js';
 import { isMovable, kQueueOptions, kTransferable, kValue, move, type Transferable } from './move.js';
@@ -222,24 +221,27 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     }
     const submitted = this.#opts.recordTiming ? wallClock() : undefined;
     this.#inFlight++;
+    // The signal is listened to from now, as piscina does, even while the pool is starting.
+    const bridge = signal === null ? null : bridgeSignal(signal);
     let p: Promise<unknown>;
     if (this.#started !== null) {
-      p = this.#spawn(this.#started, name, task, submitted, signal, transfer);
+      p = this.#spawn(this.#started, name, task, submitted, bridge?.signal, transfer);
     } else {
       // Not started yet: the moved buffers leave the caller now, into a private clone.
       if (transfer.length !== 0) task = structuredClone(task, { transfer });
       this.#waitingStart++;
       p = this.#start!.then(
-        (s) => { this.#waitingStart--; return this.#spawn(s, name, task, submitted, signal, []); },
+        (s) => { this.#waitingStart--; return this.#spawn(s, name, task, submitted, bridge?.signal, []); },
         (e) => { this.#waitingStart--; throw e; });
     }
     queueMicrotask(this.#maybeDrain);
     return p.then(
-      (v) => { this.#done(); return v as R; },
-      (e) => { this.#done(); throw this.#mapError(e); });
+      (v) => { bridge?.release(); this.#done(); return v as R; },
+      (e) => { bridge?.release(); this.#done(); throw this.#mapError(e, signal); });
   }
 
-  #spawn(s: Started, name: string, task: unknown, submitted: number | undefined, signal: AbortSignalAny | null, transfer: ArrayBuffer[]): Promise<unknown> {
+  #spawn(s: Started, name: string, task: unknown, submitted: number | undefined, signal: AbortSignal | undefined, transfer: ArrayBuffer[]): Promise<unknown> {
+    if (signal?.aborted === true) return Promise.reject({ code: 'ERR_ABORTED' }); // #mapError: the caller's reason
     if (this.#forced) return Promise.reject(new AbortError('pool is closed'));
     if (!s.names.has(name)) return Promise.reject(new Error(`No handler function exported from ${s.filename}`));
     const sched = s.sched as unknown as {
@@ -247,20 +249,20 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
       with(o: object): { run(name: string, ...args: unknown[]): Promise<unknown> };
     };
     const args = submitted === undefined ? [task] : [task, submitted];
-    if (signal === null && transfer.length === 0) return sched.run(name, ...args);
-    const bridge = signal === null ? null : bridgeSignal(signal);
-    const p = sched.with({ signal: bridge?.signal, transfer: transfer.length === 0 ? undefined : transfer }).run(name, ...args);
-    return bridge === null ? p : p.finally(bridge.release);
+    if (signal === undefined && transfer.length === 0) return sched.run(name, ...args);
+    return sched.with({ signal, transfer: transfer.length === 0 ? undefined : transfer }).run(name, ...args);
   }
 
   /** A scheduler error as piscina would have rejected the run. */
-  #mapError(e: unknown): unknown {
+  #mapError(e: unknown, signal: AbortSignalAny | null): unknown {
     const err = e as { code?: string; name?: string; reason?: unknown; cause?: unknown };
     if (err === null || typeof err !== 'object') return e;
-    if (err.code === 'ERR_ABORTED') return new AbortError(err.reason);
+    if (err.code === 'ERR_ABORTED') return new AbortError(signal !== null ? signal.reason : err.reason);
     if (err.code === POOL_CLOSED) return new AbortError('pool is closed');
     if (err.code === 'ERR_CLOSED_FORCE' || err.code === 'ERR_CLOSED') return Errors.ThreadTermination();
-    if (e instanceof WorkerCrashedError && err.cause instanceof Error) return err.cause; // e.g. ERR_WORKER_OUT_OF_MEMORY
+    // The thread died under the task: piscina rejects with the thread's own error (e.g.
+    // ERR_WORKER_OUT_OF_MEMORY); the scheduler's WorkerCrashedError carries it as its cause.
+    if (err.code === 'ERR_WORKER_CRASHED' && err.cause !== null && typeof err.cause === 'object') return err.cause;
     return e;
   }
 

@@ -1,0 +1,395 @@
+// stealwork/piscina beside piscina 5.3.2: every test runs the same calls on both, on the same
+// worker file (test/fixtures/piscina-worker.mjs), and compares results, error classes and
+// messages, events and counters. Where stealwork differs on purpose the test says so and checks
+// stealwork's documented behaviour instead (README "Switching from piscina").
+import { afterAll, describe, expect, test } from 'vitest';
+import { createRequire } from 'node:module';
+import { Piscina as RealPiscina } from 'piscina';
+import { Piscina as OurPiscina } from '../dist/bindings/piscina/index.js';
+import { within } from './helpers/runtime.js';
+
+const WORKER = new URL('./fixtures/piscina-worker.mjs', import.meta.url).href;
+const WORKER_CJS = new URL('./fixtures/piscina-worker.cjs', import.meta.url).href;
+
+type AnyPool = {
+  run(task: unknown, o?: unknown): Promise<any>;
+  close(o?: unknown): Promise<void>;
+  destroy(): Promise<void>;
+  on(ev: string, f: (...a: any[]) => void): unknown;
+  once(ev: string, f: (...a: any[]) => void): unknown;
+  threads: unknown[];
+  queueSize: number;
+  completed: number;
+  duration: number;
+  utilization: number;
+  needsDrain: boolean;
+  histogram: any;
+  maxThreads: number;
+  minThreads: number;
+  options: any;
+};
+
+const IMPLS = [
+  { lib: 'piscina', Pool: RealPiscina as unknown as new (o?: object) => AnyPool },
+  { lib: 'stealwork/piscina', Pool: OurPiscina as unknown as new (o?: object) => AnyPool },
+];
+
+const open: AnyPool[] = [];
+afterAll(async () => { await Promise.all(open.map((p) => p.destroy())); });
+
+/** A pool of each implementation on the fixture, its worker-side library named in its env. */
+function pools(opts: Record<string, unknown> = {}): Array<{ lib: string; pool: AnyPool }> {
+  return IMPLS.map(({ lib, Pool }) => {
+    const env = { ...(opts.env as object ?? {}), PZ_LIB: lib };
+    const pool = new Pool({ filename: WORKER, ...opts, env });
+    open.push(pool);
+    return { lib, pool };
+  });
+}
+
+/** What a promise settled with: a value, or the error's class, name, message, code and cause. */
+async function outcome(p: Promise<unknown>): Promise<unknown> {
+  try {
+    return { ok: await within(p, 20_000, 'a pool run') };
+  } catch (e) {
+    const err = e as Error & { code?: unknown };
+    return { error: { ctor: err?.constructor?.name, name: err?.name, message: err?.message, code: err?.code, cause: err?.cause } };
+  }
+}
+
+/** The same scenario on both pools; returns both outcomes for comparison. */
+async function both<T>(scenario: (pool: AnyPool, lib: string) => Promise<T>, opts: Record<string, unknown> = {}): Promise<[T, T]> {
+  const [a, b] = pools(opts);
+  const ra = await scenario(a.pool, a.lib);
+  const rb = await scenario(b.pool, b.lib);
+  await Promise.all([a.pool.destroy(), b.pool.destroy()]);
+  return [ra, rb];
+}
+
+function thrown(f: () => unknown): unknown {
+  try {
+    const v = f();
+    (v as { destroy?: () => Promise<void> })?.destroy?.();
+    return 'no error';
+  } catch (e) {
+    return { ctor: (e as Error).constructor.name, message: (e as Error).message };
+  }
+}
+
+describe('constructor options', () => {
+  const bad: Array<Record<string, unknown>> = [
+    { filename: 12 }, { name: 3 }, { minThreads: -1 }, { minThreads: 'x' }, { maxThreads: 0 }, { maxThreads: '2' },
+    { minThreads: 4, maxThreads: 2 }, { idleTimeout: -1 }, { maxQueue: -1 }, { maxQueue: 'lots' },
+    { concurrentTasksPerWorker: 0 }, { atomics: 'maybe' }, { resourceLimits: null }, { resourceLimits: 5 }, { taskQueue: {} },
+    { niceIncrement: -1 }, { trackUnmanagedFds: 1 }, { closeTimeout: -5 }, { loadBalancer: 1 }, { workerHistogram: 'yes' },
+    { stricterFIFO: 0 },
+  ];
+  for (const o of bad) {
+    test(`refuses ${JSON.stringify(o)} with piscina's error`, () => {
+      const [a, b] = IMPLS.map(({ Pool }) => thrown(() => new Pool({ ...o })));
+      expect(a).not.toBe('no error');
+      expect(b).toEqual(a);
+    });
+  }
+
+  test('fills the same defaults and reconciles minThreads, maxThreads and maxQueue alike', async () => {
+    for (const o of [{}, { maxThreads: 3 }, { minThreads: 5 }, { maxQueue: 'auto', maxThreads: 3 }, { maxQueue: 7 }, { name: 'add' }]) {
+      const [a, b] = IMPLS.map(({ Pool }) => {
+        const p = new Pool({ ...o });
+        open.push(p);
+        const { minThreads, maxThreads, maxQueue, name, idleTimeout, concurrentTasksPerWorker, closeTimeout, recordTiming, filename } = p.options;
+        return { minThreads, maxThreads, maxQueue, name, idleTimeout, concurrentTasksPerWorker, closeTimeout, recordTiming, filename, min: p.minThreads, max: p.maxThreads };
+      });
+      expect(b, JSON.stringify(o)).toEqual(a);
+    }
+  });
+
+  test('isWorkerThread and workerData on the main thread', async () => {
+    const real = await import('piscina');
+    const ours = await import('../dist/bindings/piscina/index.js');
+    expect([ours.isWorkerThread, ours.workerData, ours.Piscina.isWorkerThread]).toEqual([real.isWorkerThread, real.workerData, real.Piscina.isWorkerThread]);
+    expect(ours.isWorkerThread).toBe(false);
+  });
+
+  test('the CommonJS entry is the class, with its statics, as require(\'piscina\') is', () => {
+    const require = createRequire(import.meta.url);
+    const real = require('piscina');
+    const ours = require('stealwork/piscina');
+    for (const k of ['Piscina', 'move', 'isWorkerThread', 'workerData', 'FixedQueue', 'ArrayTaskQueue', 'transferableSymbol', 'valueSymbol', 'queueOptionsSymbol']) {
+      expect(typeof ours[k], k).toBe(typeof real[k]);
+    }
+    expect(ours.Piscina).toBe(ours);
+    expect(ours.transferableSymbol).toBe(real.transferableSymbol);
+    expect(ours.valueSymbol).toBe(real.valueSymbol);
+  });
+});
+
+describe('run', () => {
+  test('default and named exports, sync and async, give the same results', async () => {
+    const [a, b] = await both(async (pool) => Promise.all([
+      outcome(pool.run(7)),
+      outcome(pool.run({ a: 2, b: 40 }, { name: 'add' })),
+      outcome(pool.run({ ms: 5, value: { deep: [1, 'x', null] } }, { name: 'later' })),
+      outcome(pool.run('bad', { name: 'fail' })),
+      outcome(pool.run('worse', { name: 'failLater' })),
+      outcome(pool.run(1, { name: 'noSuchTask' })),
+    ]), { maxThreads: 2, minThreads: 2 });
+    expect(a[0]).toEqual({ ok: 49 });
+    expect((a[3] as { error: { ctor: string } }).error.ctor).toBe('RangeError');
+    // On purpose: an error's own enumerable properties (here `code`) travel with it; piscina's
+    // structured clone drops them.
+    expect((a[3] as { error: { code?: string } }).error.code).toBeUndefined();
+    expect((b[3] as { error: { code?: string } }).error.code).toBe('E_TASK');
+    (b[3] as { error: { code?: string } }).error.code = undefined;
+    expect(b).toEqual(a);
+  });
+
+  test('a CommonJS worker file: module.exports is the default task', async () => {
+    const results = [];
+    for (const { Pool } of IMPLS) {
+      const pool = new Pool({ filename: WORKER_CJS, maxThreads: 1 });
+      open.push(pool);
+      results.push(await Promise.all([outcome(pool.run(1)), outcome(pool.run(4, { name: 'twice' }))]));
+      await pool.destroy();
+    }
+    expect(results[0]).toEqual([{ ok: 2 }, { ok: 8 }]);
+    expect(results[1]).toEqual(results[0]);
+  });
+
+  test('bad run options fail alike', async () => {
+    const [a, b] = await both(async (pool) => Promise.all([
+      outcome(pool.run(1, null)), outcome(pool.run(1, { transferList: 5 })), outcome(pool.run(1, { name: 5 })),
+      outcome(pool.run(1, { signal: 5 })), outcome(pool.run(1, { filename: 5 })),
+    ]), { maxThreads: 1 });
+    for (const o of a) expect(o).toHaveProperty('error');
+    expect(b).toEqual(a);
+  });
+
+  test('without a filename anywhere, run fails with piscina\'s error', async () => {
+    const [a, b] = IMPLS.map(({ Pool }) => { const p = new Pool({ maxThreads: 1 }); open.push(p); return p; });
+    const ra = await outcome(a.run(1));
+    expect(ra).toHaveProperty('error');
+    expect(await outcome(b.run(1))).toEqual(ra);
+  });
+
+  test('workerData, env, argv and execArgv reach the threads', async () => {
+    const opts = { maxThreads: 1, workerData: { id: 7, list: [1, 2] }, env: { PZ_TAG: 'tagged' }, argv: ['--alpha', 'b'], execArgv: ['--no-warnings'] };
+    const [a, b] = await both((pool) => outcome(pool.run(null, { name: 'env' })), opts);
+    expect(a).toEqual({ ok: { isWorkerThread: true, workerData: opts.workerData, nodeWorkerData: opts.workerData, tag: 'tagged', argv: ['--alpha', 'b'], execArgv: ['--no-warnings'] } });
+    expect(b).toEqual(a);
+  });
+});
+
+describe('moving buffers', () => {
+  test('transferList detaches the caller\'s buffer, and the task sees its bytes', async () => {
+    const [a, b] = await both(async (pool) => {
+      const buf = new Uint8Array([1, 2, 3, 250]).buffer;
+      const r = await outcome(pool.run(buf, { name: 'bytes', transferList: [buf] }));
+      return { r, after: buf.byteLength };
+    }, { maxThreads: 1 });
+    expect(a).toEqual({ r: { ok: { length: 4, sum: 256 } }, after: 0 });
+    expect(b).toEqual(a);
+  });
+
+  test('Piscina.move on the main thread detaches; a moved result arrives whole', async () => {
+    const [a, b] = await both(async (pool, lib) => {
+      const P = lib === 'piscina' ? RealPiscina : OurPiscina;
+      const view = new Uint8Array([5, 6, 7]);
+      const r = await outcome(pool.run(P.move(view.buffer), { name: 'bytes' }));
+      const made = await pool.run(6, { name: 'makeBuffer' });
+      return { r, after: view.byteLength, made: [made instanceof ArrayBuffer, [...new Uint8Array(made)]] };
+    }, { maxThreads: 1 });
+    expect(a).toEqual({ r: { ok: { length: 3, sum: 18 } }, after: 0, made: [true, [7, 7, 7, 7, 7, 7]] });
+    expect(b).toEqual(a);
+  });
+});
+
+describe('signals', () => {
+  test('an aborted signal rejects with AbortError, before the run and while queued', async () => {
+    const [a, b] = await both(async (pool) => {
+      const pre = AbortSignal.abort('early');
+      const first = outcome(pool.run(pre ? 1 : 0, { signal: pre }));
+      const ac = new AbortController();
+      const hold = pool.run(150, { name: 'spin' });
+      const queued = outcome(pool.run(2, { signal: ac.signal }));
+      ac.abort('late');
+      return [await first, await queued, await outcome(hold)];
+    }, { maxThreads: 1, minThreads: 1 });
+    expect(a[0]).toEqual({ error: { ctor: 'AbortError', name: 'AbortError', message: 'The task has been aborted', code: undefined, cause: 'early' } });
+    expect(b).toEqual(a);
+  });
+
+  test('an EventEmitter-style signal works too', async () => {
+    const { EventEmitter } = await import('node:events');
+    const [a, b] = await both(async (pool) => {
+      const ee = new EventEmitter();
+      const hold = pool.run(100, { name: 'spin' });
+      const queued = outcome(pool.run(2, { signal: ee }));
+      ee.emit('abort');
+      return [await queued, await outcome(hold)];
+    }, { maxThreads: 1, minThreads: 1 });
+    expect((a[0] as { error: { name: string } }).error.name).toBe('AbortError');
+    expect(b).toEqual(a);
+  });
+});
+
+describe('queue limits and drain events', () => {
+  test('maxQueue: a full queue refuses with piscina\'s errors; queueSize counts the waiting', async () => {
+    for (const maxQueue of [0, 1]) {
+      const [a, b] = await both(async (pool) => {
+        const running = pool.run(100, { name: 'spin' });
+        await new Promise((r) => setTimeout(r, 20));
+        const queued = maxQueue > 0 ? pool.run(1) : null;
+        const size = pool.queueSize;
+        const refused = await outcome(pool.run(2));
+        return [size, refused, await outcome(running), queued === null ? null : await outcome(queued)];
+      }, { maxThreads: 1, minThreads: 1, maxQueue });
+      expect((a[1] as { error: unknown }).error).toBeDefined();
+      expect(b, `maxQueue ${maxQueue}`).toEqual(a);
+    }
+  });
+
+  test('needsDrain when every thread is busy, drain when one is free again', async () => {
+    const [a, b] = await both(async (pool) => {
+      const seen: string[] = [];
+      pool.on('needsDrain', () => { if (seen.at(-1) !== 'needsDrain') seen.push('needsDrain'); });
+      pool.on('drain', () => seen.push('drain'));
+      const drained = new Promise<void>((r) => pool.once('drain', () => r()));
+      const r = await Promise.all([pool.run(30, { name: 'spin' }), pool.run(30, { name: 'spin' })]);
+      await within(drained, 10_000, 'the drain event');
+      return { r, seen, needsDrain: pool.needsDrain };
+    }, { maxThreads: 2, minThreads: 2 });
+    expect(a).toEqual({ r: [30, 30], seen: ['needsDrain', 'drain'], needsDrain: false });
+    expect(b).toEqual(a);
+  });
+});
+
+describe('close and destroy', () => {
+  test('close waits for the tasks in flight; a run during close is refused; \'close\' fires', async () => {
+    const [a, b] = await both(async (pool) => {
+      let closed = false;
+      pool.on('close', () => { closed = true; });
+      const r = pool.run(60, { name: 'spin' });
+      const c = pool.close();
+      const during = await outcome(pool.run(1));
+      await within(c, 20_000, 'close');
+      return { r: await outcome(r), during, closed };
+    }, { maxThreads: 1, minThreads: 1 });
+    expect(a.r).toEqual({ ok: 60 });
+    expect(b).toEqual(a);
+  });
+
+  test('close({ force: true }): the running task finishes, the queued ones fail with AbortError', async () => {
+    const [a, b] = await both(async (pool) => {
+      await pool.run(0); // started
+      const running = pool.run(100, { name: 'spin' });
+      await new Promise((r) => setTimeout(r, 30));
+      const queued = [outcome(pool.run(1)), outcome(pool.run(2))];
+      await within(pool.close({ force: true }), 20_000, 'close');
+      return [await outcome(running), ...(await Promise.all(queued))];
+    }, { maxThreads: 1, minThreads: 1 });
+    expect(a[0]).toEqual({ ok: 100 });
+    expect((a[1] as { error: { name: string } }).error.name).toBe('AbortError');
+    expect(b).toEqual(a);
+  });
+
+  test('closeTimeout: \'error\' with piscina\'s CloseTimeout, then the threads stop', async () => {
+    const [a, b] = await both(async (pool) => {
+      const errors: string[] = [];
+      pool.on('error', (e: Error) => errors.push(e.message));
+      const r = outcome(pool.run(400, { name: 'spin' }));
+      await new Promise((res) => setTimeout(res, 20));
+      await within(pool.close(), 20_000, 'close');
+      return { errors, r: await r };
+    }, { maxThreads: 1, minThreads: 1, closeTimeout: 50 });
+    expect(a.errors).toEqual(['Close operation timed out']);
+    expect(b).toEqual(a);
+  });
+
+  test('destroy fails the tasks not finished with \'Terminating worker thread\'', async () => {
+    const [a, b] = await both(async (pool) => {
+      const running = outcome(pool.run(200, { name: 'spin' }));
+      await new Promise((r) => setTimeout(r, 30));
+      const queued = outcome(pool.run(1));
+      await within(pool.destroy(), 20_000, 'destroy');
+      return [await running, await queued];
+    }, { maxThreads: 1, minThreads: 1 });
+    expect((a[1] as { error: { message: string } }).error.message).toBe('Terminating worker thread');
+    expect(b).toEqual(a);
+  });
+
+  test('after close the pool runs again (piscina starts new threads; so does stealwork)', async () => {
+    const [a, b] = await both(async (pool) => {
+      const first = await pool.run(3);
+      await pool.close();
+      return [first, await outcome(pool.run(4))];
+    }, { maxThreads: 1 });
+    expect(a).toEqual([9, { ok: 16 }]);
+    expect(b).toEqual(a);
+  });
+});
+
+describe('thread failures', () => {
+  test('an error that kills the thread fails the task there with that error; the pool goes on', async () => {
+    const [a, b] = await both(async (pool) => {
+      const r = await outcome(pool.run(5, { name: 'crashUnder' }));
+      return { r, after: await outcome(pool.run(2)) };
+    }, { maxThreads: 1, minThreads: 1 });
+    expect(a).toEqual({ r: { error: { ctor: 'Error', name: 'Error', message: 'crashed outside the task', code: undefined, cause: undefined } }, after: { ok: 4 } });
+    expect(b).toEqual(a);
+  });
+
+  test('a worker file that does not load is the pool\'s \'error\' event', async () => {
+    const seen = [];
+    for (const { Pool } of IMPLS) {
+      const pool = new Pool({ filename: new URL('./fixtures/piscina-bad-worker.mjs', import.meta.url).href, maxThreads: 1 });
+      open.push(pool);
+      const e = await within(new Promise<Error>((r) => pool.once('error', r)), 20_000, 'the error event');
+      seen.push(e.message);
+      await pool.destroy();
+    }
+    expect(seen[0]).toBe('this worker file does not load');
+    // On purpose: the scheduler names the file it could not load before the thread's message.
+    expect(seen[1]).toMatch(/cannot load the task module .*piscina-bad-worker\.mjs: this worker file does not load$/);
+  });
+
+  test('resourceLimits: a task over the heap limit fails with ERR_WORKER_OUT_OF_MEMORY', async () => {
+    const [a, b] = await both(async (pool) => {
+      const r = (await outcome(pool.run(4000, { name: 'hog' }))) as { error?: { code: string } };
+      return { code: r.error?.code, after: await outcome(pool.run(3)) };
+    }, { maxThreads: 1, minThreads: 1, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 } });
+    expect(a).toEqual({ code: 'ERR_WORKER_OUT_OF_MEMORY', after: { ok: 9 } });
+    expect(b).toEqual(a);
+  });
+});
+
+describe('counters', () => {
+  test('threads, completed, duration, utilization and the histograms', async () => {
+    const [a, b] = await both(async (pool) => {
+      await Promise.all([1, 2, 3, 4, 5, 6].map((x) => pool.run(x)));
+      await pool.run(20, { name: 'spin' });
+      const h = pool.histogram;
+      const run = h.runTime;
+      const wait = h.waitTime;
+      const shape = {
+        threads: pool.threads.length, completed: pool.completed, keys: Object.keys(run).sort(), waitKeys: Object.keys(wait).sort(),
+        durationPositive: pool.duration > 0, utilizationPositive: pool.utilization > 0 && pool.utilization < 1,
+        runMaxAtLeast20: run.max >= 19, ordered: run.min <= run.p50 && run.p50 <= run.p99 && run.p99 <= run.max,
+        waitFinite: Number.isFinite(wait.mean),
+      };
+      h.resetRunTime();
+      return { ...shape, afterReset: [pool.histogram.runTime.max, pool.histogram.runTime.p50] };
+    }, { maxThreads: 2, minThreads: 2 });
+    expect(a).toMatchObject({ threads: 2, completed: 7, durationPositive: true, utilizationPositive: true, runMaxAtLeast20: true, ordered: true, waitFinite: true, afterReset: [0, 0] });
+    expect(b).toEqual(a);
+  });
+
+  test('recordTiming: false keeps no histograms', async () => {
+    const [a, b] = await both(async (pool) => {
+      await pool.run(2);
+      return [pool.histogram.runTime, pool.histogram.waitTime, pool.utilization];
+    }, { maxThreads: 1, recordTiming: false });
+    expect(a).toEqual([undefined, undefined, 0]);
+    expect(b).toEqual(a);
+  });
+});
