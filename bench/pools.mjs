@@ -1,6 +1,8 @@
 // Suite `pools`: stealwork (backend 'wasm') against piscina and tinypool with the same number of
 // threads, on the workloads a pool can express: root tasks from the main thread. Same task
 // bodies (bench/pool-worker.mjs wraps bench/tasks.mjs), same run, interleaved repetitions.
+// 'stealwork/piscina' is the scheduler behind piscina's API (the compatible entry), on piscina's
+// worker file and calls, with piscina's defaults (recordTiming on).
 //
 //   node bench/pools.mjs [--quick] [--reps N] [--procs N] [--json FILE]
 //
@@ -30,8 +32,12 @@ async function startRunners(P) {
   const sched = await startScheduler(Scheduler, { tasks: TASKS_URL, procs: P, backend: 'wasm' });
   const piscina = new Piscina({ filename: WORKER.href, minThreads: P, maxThreads: P, idleTimeout: 60_000 });
   const tinypool = new Tinypool({ filename: WORKER.href, minThreads: P, maxThreads: P, idleTimeout: 60_000 });
+  const { Piscina: Compatible } = await import('../dist/bindings/piscina/index.js');
+  const compatible = new Compatible({ filename: WORKER.href, minThreads: P, maxThreads: P, idleTimeout: 60_000 });
+  await compatible.run(0); // started (its constructor starts the scheduler asynchronously)
   return [
     stealworkRunner('stealwork', sched),
+    poolRunner('stealwork/piscina', compatible, () => compatible.destroy()),
     poolRunner('piscina', piscina, () => piscina.destroy()),
     poolRunner('tinypool', tinypool, () => tinypool.destroy()),
   ];
@@ -51,7 +57,7 @@ export async function runPools(opts) {
   const S = sizes(opts.quick);
   const P = opts.procs;
   const reps = opts.reps;
-  const res = new Results('pools', `stealwork (wasm) vs piscina and tinypool, ${P} threads each, root tasks from the main thread`, 'stealwork');
+  const res = new Results('pools', `stealwork (wasm), its piscina-compatible entry, piscina and tinypool, ${P} threads each, root tasks from the main thread`, 'stealwork');
   const runners = await startRunners(P);
   const names = runners.map((r) => r.name);
   const by = new Map(runners.map((r) => [r.name, r]));

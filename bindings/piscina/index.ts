@@ -9,6 +9,7 @@
 // capacity = maxThreads x concurrentTasksPerWorker. Nothing here queues or dispatches tasks.
 
 import { engineOf, startResolved, checkTransfer, type Scheduler } from '../runtime/scheduler.js';
+import type { Engine } from '../runtime/engine.js';
 import { resolveOptions, threadOptions } from '../runtime/options.js';
 import { nodeModule } from '../runtime/platform.js';
 import { checkOptions, fillOptions, nullProto, type FilledOptions, type Options, type TaskQueue } from './options.js';
@@ -99,9 +100,16 @@ export class FixedQueue extends ArrayTaskQueue {}
 /** A started pool: the scheduler, its timing words, the task names its file exports. */
 interface Started {
   sched: Scheduler;
+  engine: Engine;
   reader: TimingReader;
   names: Set<string>;
   filename: string;
+}
+
+const NO_OPTIONS: RunOptions = Object.freeze({});
+
+function own(o: object, key: string): unknown {
+  return Object.hasOwn(o, key) ? (o as Record<string, unknown>)[key] : undefined;
 }
 
 function toPath(filename: string): string {
@@ -133,6 +141,10 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   #started: Started | null = null;
   #startError: unknown = null;
   #filename: string | null = null;
+  /** The filename as given, whose path #filename is. */
+  #rawFilename: string | null = null;
+  /** A drain check is queued for this turn. */
+  #drainQueued = false;
   /** Runs accepted and not settled; runs waiting for the start. */
   #inFlight = 0;
   #waitingStart = 0;
@@ -154,7 +166,10 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     this.#opts = fillOptions(opts);
     this.#capacity = this.#opts.maxThreads * this.#opts.concurrentTasksPerWorker;
     this.#thread = threadOptions(opts as Record<string, unknown>); // env, argv, execArgv: TypeError now
-    if (this.#opts.filename !== null) this.#begin(toPath(this.#opts.filename));
+    if (this.#opts.filename !== null) {
+      this.#begin(toPath(this.#opts.filename));
+      this.#rawFilename = this.#opts.filename;
+    }
   }
 
   /** Starts the scheduler on `filename`: maxThreads Ps and threads, piscina calling. */
@@ -167,7 +182,7 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     const shared = timingBuffer(procs + 1);
     resolved.calling = { kind: 'piscina', shared };
     const start = startResolved(resolved).then((sched) => {
-      const started: Started = { sched, reader: new TimingReader(shared, procs + 1), names: new Set(sched.taskNames), filename };
+      const started: Started = { sched, engine: engineOf(sched), reader: new TimingReader(shared, procs + 1), names: new Set(sched.taskNames), filename };
       engineOf(sched).onThreadError = (err, failed) => {
         // piscina: a worker's error with no task to fail is the pool's 'error' event
         if (failed === 0 && err.cause !== undefined) queueMicrotask(() => this.emit('error', err.cause));
@@ -183,13 +198,13 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     });
   }
 
-  run(task: T, options: RunOptions = {}): Promise<R> {
+  run(task: T, options: RunOptions = NO_OPTIONS): Promise<R> {
     if (options === null || typeof options !== 'object') return Promise.reject(new TypeError('options must be an object'));
-    const o = nullProto(options);
-    const transferList = o.transferList;
-    const signal = o.signal ?? null;
-    const filename = o.filename ?? null;
-    const name = o.name ?? null;
+    // Own properties only, as piscina's prototype-less copy reads them (without the copy)
+    const transferList = own(options, 'transferList') as RunOptions['transferList'];
+    const signal = (own(options, 'signal') ?? null) as AbortSignalAny | null;
+    const filename = (own(options, 'filename') ?? null) as string | null;
+    const name = (own(options, 'name') ?? null) as string | null;
     if (transferList !== undefined && !Array.isArray(transferList)) return Promise.reject(new TypeError('transferList argument must be an Array'));
     if (filename != null && typeof filename !== 'string') return Promise.reject(new TypeError('filename argument must be a string'));
     if (name != null && typeof name !== 'string') return Promise.reject(new TypeError('name argument must be a string'));
@@ -199,13 +214,13 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
 
   #runTask(task: unknown, transferList: unknown[], filenameIn: string | null, name: string, signal: AbortSignalAny | null): Promise<R> {
     if (typeof filenameIn !== 'string') return Promise.reject(Errors.FilenameNotProvided());
-    const filename = toPath(filenameIn);
+    const filename = filenameIn === this.#rawFilename ? this.#filename! : toPath(filenameIn); // a URL parse per run costs 8%
     if (this.#closingUp || this.#destroying) return Promise.reject(new AbortError('queue is being terminated'));
     if (signal !== null && signal.aborted) return Promise.reject(new AbortError(signal.reason));
     if (this.#inFlight >= this.#capacity + this.#opts.maxQueue) {
       return Promise.reject(this.#opts.maxQueue === 0 ? Errors.NoTaskQueueAvailable() : Errors.TaskQueueAtLimit());
     }
-    if (this.#start === null) this.#begin(filename);
+    if (this.#start === null) { this.#begin(filename); this.#rawFilename = filenameIn; }
     else if (filename !== this.#filename) {
       return Promise.reject(new TypeError(`stealwork/piscina runs one task file per pool: this pool runs ${this.#filename}, not ${filename}`));
     }
@@ -234,22 +249,30 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
         (s) => { this.#waitingStart--; return this.#spawn(s, name, task, submitted, bridge?.signal, []); },
         (e) => { this.#waitingStart--; throw e; });
     }
-    queueMicrotask(this.#maybeDrain);
+    this.#checkDrain();
+    if (bridge === null) return p.then(this.#onResult, this.#onError) as Promise<R>;
     return p.then(
-      (v) => { bridge?.release(); this.#done(); return v as R; },
-      (e) => { bridge?.release(); this.#done(); throw this.#mapError(e, signal); });
+      (v) => { bridge.release(); this.#done(); return v as R; },
+      (e) => { bridge.release(); this.#done(); throw this.#mapError(e, signal); });
   }
+
+  readonly #onResult = (v: unknown): unknown => {
+    this.#done();
+    return v;
+  };
+
+  readonly #onError = (e: unknown): never => {
+    this.#done();
+    throw this.#mapError(e, null);
+  };
 
   #spawn(s: Started, name: string, task: unknown, submitted: number | undefined, signal: AbortSignal | undefined, transfer: ArrayBuffer[]): Promise<unknown> {
     if (signal?.aborted === true) return Promise.reject({ code: 'ERR_ABORTED' }); // #mapError: the caller's reason
     if (this.#forced) return Promise.reject(new AbortError('pool is closed'));
     if (!s.names.has(name)) return Promise.reject(new Error(`No handler function exported from ${s.filename}`));
-    const sched = s.sched as unknown as {
-      run(name: string, ...args: unknown[]): Promise<unknown>;
-      with(o: object): { run(name: string, ...args: unknown[]): Promise<unknown> };
-    };
     const args = submitted === undefined ? [task] : [task, submitted];
-    if (signal === undefined && transfer.length === 0) return sched.run(name, ...args);
+    if (signal === undefined && transfer.length === 0) return s.engine.spawn(name, args).result();
+    const sched = s.sched as unknown as { with(o: object): { run(name: string, ...args: unknown[]): Promise<unknown> } };
     return sched.with({ signal, transfer: transfer.length === 0 ? undefined : transfer }).run(name, ...args);
   }
 
@@ -269,20 +292,29 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   #done(): void {
     this.#inFlight--;
     this.#completed++;
-    queueMicrotask(this.#maybeDrain);
+    this.#checkDrain();
     if (this.#inFlight === 0 && this.#idleWaiters.length !== 0) for (const w of this.#idleWaiters.splice(0)) w();
   }
 
+  /** Queues one drain check for this turn (piscina queues one per run and per result; the
+   *  checks of one turn see the same count at its end, so one does). */
+  #checkDrain(): void {
+    if (this.#drainQueued) return;
+    this.#drainQueued = true;
+    queueMicrotask(this.#maybeDrain);
+  }
+
   /** piscina's _maybeDrain, on the in-flight count: full capacity in use is 'needsDrain'; room
-   *  again after that is 'drain'. */
+   *  again after that is 'drain'. Nothing is queued for an event nobody listens to. */
   readonly #maybeDrain = (): void => {
+    this.#drainQueued = false;
     const usage = Math.min(this.#inFlight, this.#capacity);
     if (usage === this.#capacity) {
       this.#needsDrain = true;
-      queueMicrotask(() => this.emit('needsDrain'));
+      if (this.listenerCount('needsDrain') !== 0) queueMicrotask(() => this.emit('needsDrain'));
     } else if (this.#needsDrain) {
       this.#needsDrain = false;
-      queueMicrotask(() => this.emit('drain'));
+      if (this.listenerCount('drain') !== 0) queueMicrotask(() => this.emit('drain'));
     }
   };
 
@@ -332,6 +364,7 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     this.#start = null;
     this.#started = null;
     this.#filename = null;
+    this.#rawFilename = null;
     if (start !== null) {
       try {
         const s = await start;
