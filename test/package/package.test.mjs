@@ -76,8 +76,18 @@ after(() => {
 test('the tarball holds the bundles, the types and nothing else', () => {
   assert.deepEqual(packed.files.map((f) => f.path).sort(), [...SHIPPED].sort());
   const installed = readdirSync(join(app, 'node_modules', 'stealwork', 'dist')).sort();
-  assert.deepEqual(installed, ['index.cjs', 'index.d.cts', 'index.d.ts', 'index.js', 'worker.js']);
+  assert.deepEqual(installed, ['index.cjs', 'index.d.cts', 'index.d.ts', 'index.js', 'piscina.cjs', 'piscina.d.cts', 'piscina.d.ts', 'piscina.js', 'worker.js']);
 });
+
+for (const [file, entry] of [['piscina-app.mjs', 'piscina.js'], ['piscina-app.cjs', 'piscina.cjs']]) {
+  test(`node: a piscina program with its import switched to stealwork/piscina (${file})`, async () => {
+    const r = report(await run(process.execPath, [file], { cwd: app }));
+    assert.deepEqual(r.sums, [101, 102, 103]);
+    assert.deepEqual(r.scaled, { x: 40, isWorkerThread: true });
+    assert.equal(r.completed, 4);
+    assert.equal(r.entry, join(app, 'node_modules', 'stealwork', 'dist', entry));
+  });
+}
 
 test('node: import from ESM', async () => {
   assertInstalled(report(await run(process.execPath, ['esm.mjs'], { cwd: app })), 'index.js', 'node');
