@@ -281,9 +281,9 @@ describe('close and destroy', () => {
 
   test('close({ force: true }): the running task finishes, the queued ones fail with AbortError', async () => {
     const [a, b] = await both(async (pool) => {
-      await pool.run(0); // started
-      const running = pool.run(100, { name: 'spin' });
-      await new Promise((r) => setTimeout(r, 30));
+      const flag = new SharedArrayBuffer(4);
+      const running = pool.run({ flag, ms: 100 }, { name: 'spinFlagged' });
+      while (Atomics.load(new Int32Array(flag), 0) === 0) await new Promise((r) => setTimeout(r, 2)); // it started
       const queued = [outcome(pool.run(1)), outcome(pool.run(2))];
       await within(pool.close({ force: true }), 20_000, 'close');
       return [await outcome(running), ...(await Promise.all(queued))];
