@@ -74,7 +74,7 @@ export async function runPools(opts) {
       const g = `tiny roots: ${n.toLocaleString('en-US')} inc() root tasks in flight`;
       for (const v of names) res.add({ group: g, variant: v, metric: 'tasks/s', unit: 'k', chart: true, values: out.get(v).map((x) => x / 1000) });
       if (tinyReps < reps) res.note(`tiny roots: ${tinyReps} repetitions (the pools take seconds per repetition at this size)`);
-    }, opts.quick ? 60_000 : 300_000);
+    }, opts.quick ? 80_000 : 400_000); // four runners; piscina and tinypool take seconds per repetition
 
     // coarse fib split by the main thread (and stealwork's fork-join for comparison).
     await res.attempt('split fib', async () => {
