@@ -1,5 +1,6 @@
 // The Wasm core's exports: exactly the `Core` interface of bindings/core/core.ts, same names,
-// every parameter and result an i32 or u32. This file only re-exports.
+// every parameter and result an i32 or u32 (chargeTime's times: f64 ms). This file only
+// re-exports.
 
 export { init } from './init';
 export { setCanBlock } from './thread';
@@ -8,6 +9,7 @@ export { gSetStatus, gAddr } from './gtable';
 export { runqPut, runqGet, runqSteal, runqEmpty, runqLen } from './runq';
 export { globrunqPut, globrunqPutBatch, globrunqGet } from './globrunq';
 export { ready, newproc, findRunnable, stopM, wakep, mPut, mTake, acquireP } from './sched';
+export { chargeTime } from './budget';
 export { stealWork, stealThreshold, stealOrderAt } from './steal';
 export { heapAlloc, heapFree } from './heap';
 export { pReserve, pRetire, handoff, pGiveBack } from './sysmon';

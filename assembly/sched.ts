@@ -9,7 +9,7 @@
 import {
   FLAG_GLOBAL_ONLY, G_PRIO, G_RUNNABLE, G_RUNNING, G_STATUS, M_NEXTP, M_PARK, PARK_P, M_SPINNING, PC_EXECUTED,
   PC_GLOBAL_HITS, PC_HIGH_HITS, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS,
-  PC_STEAL_MISSES, PC_WAKEUPS, P_COUNTERS, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS,
+  PC_STEAL_MISSES, PC_WAKEUPS, PC_HIGH_THROTTLES, P_COUNTERS, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS,
   S_MIDLE, S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_HEAD, S_RUNQ_SIZE, GLOBAL_CHECK_TICKS,
   LOW_CHECK_TICKS, MR_TRACE_BUF, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
 } from './shared/layout';
@@ -23,6 +23,7 @@ import { stealWork } from './steal';
 import { classqGet, classqPopLocked, classqPut, classqSize } from './classq';
 import { mGet, mPutLocked, mRemove, pidleGet, pidlePut } from './idle';
 import { beginAbort } from './abort';
+import { budgetFree, budgetOpen, budgetSpent } from './budget';
 
 /** What stopM returns besides a G (bindings/core/core.ts `Stop`). */
 const STOP_SLEEP: i32 = 0;
@@ -66,28 +67,35 @@ function execute(pp: usize, p: i32, mp: usize, g: u32, newSlice: bool): void {
 
 /**
  * Go's findRunnable without the blocking part, with the class queues (DESIGN.md "Priority
- * classes"): the global queue every 61st slice, the low queue every LOW_CHECK_TICKS-th, the
- * high queue, runnext and the ring, the global queue, then (within the spin limit) stealing,
- * and the low queue last. Returns a G already G_RUNNING, or 0 (m may be spinning now: call
- * stopM next). M m holding P p only.
+ * classes"): the high queue unless p's high budget is spent, the global queue every 61st slice,
+ * the low queue every LOW_CHECK_TICKS-th, runnext and the ring, the global queue, then (within
+ * the spin limit) stealing, the low queue, and last the high queue a spent budget passed over.
+ * Returns a G already G_RUNNING, or 0 (m may be spinning now: call stopM next). M m holding P p
+ * only.
  */
 export function findRunnable(p: i32, m: i32): u32 {
   let pp = pAddr(p);
   let mp = mAddr(m);
   let g: u32 = 0;
   let newSlice = true;
+  let throttled = false;
+  if (classqSize(PRIO_HIGH) > 0) { // the normal path's one extra load
+    if (!budgetSpent(pp)) {
+      g = classqGet(PRIO_HIGH); // one G: a batch would put high Gs on the ring as normal work
+      if (g != 0) counterAdd(pp + (P_COUNTERS + PC_HIGH_HITS), 1);
+    } else {
+      throttled = true; // other work first; high work again if none is found (below)
+      counterAdd(pp + (P_COUNTERS + PC_HIGH_THROTTLES), 1);
+    }
+  }
   let tick = load<u32>(pp, P_SCHEDTICK); // plain: only the owner writes schedtick
-  if (tick % GLOBAL_CHECK_TICKS == 0 && atomic.load<u32>(S_RUNQ_SIZE) > 0) { // pairs with the size stores under sched.lock
+  if (g == 0 && tick % GLOBAL_CHECK_TICKS == 0 && atomic.load<u32>(S_RUNQ_SIZE) > 0) { // pairs with the size stores under sched.lock
     g = globrunqGet(p, 1); // fairness: one G
     if (g != 0) counterAdd(pp + (P_COUNTERS + PC_GLOBAL_HITS), 1);
   }
   if (g == 0 && tick % LOW_CHECK_TICKS == 0 && classqSize(PRIO_LOW) > 0) {
-    g = classqGet(PRIO_LOW); // the anti-starvation turn: low work progresses under any load
+    g = classqGet(PRIO_LOW); // the anti-starvation turn: low work progresses under normal load
     if (g != 0) counterAdd(pp + (P_COUNTERS + PC_LOW_HITS), 1);
-  }
-  if (g == 0 && classqSize(PRIO_HIGH) > 0) { // the normal path's one extra load
-    g = classqGet(PRIO_HIGH); // one G: a batch would put high Gs on the ring as normal work
-    if (g != 0) counterAdd(pp + (P_COUNTERS + PC_HIGH_HITS), 1);
   }
   if (g == 0) {
     g = runqGetNext(pp);
@@ -119,6 +127,13 @@ export function findRunnable(p: i32, m: i32): u32 {
   if (g == 0 && classqSize(PRIO_LOW) > 0) { // also when the spin limit forbade stealing
     g = classqGet(PRIO_LOW); // nothing else to run: low work
     if (g != 0) counterAdd(pp + (P_COUNTERS + PC_LOW_HITS), 1);
+  }
+  if (g == 0 && throttled) {
+    g = classqGet(PRIO_HIGH); // throttled, and nothing else to run: high work, not charged
+    if (g != 0) {
+      budgetFree(pp);
+      counterAdd(pp + (P_COUNTERS + PC_HIGH_HITS), 1);
+    }
   }
   if (g == 0) return 0;
   execute(pp, p, mp, g, newSlice);
@@ -167,6 +182,7 @@ export function stopM(p: i32, m: i32): i32 {
   }
   if (cg != 0) {
     schedUnlock();
+    if (hits == PC_HIGH_HITS && budgetSpent(pp)) budgetFree(pp); // nothing else found: not charged
     counterAdd(pp + P_COUNTERS + hits, 1);
     execute(pp, p, mp, cg, true);
     return <i32>cg;
@@ -247,6 +263,7 @@ export function acquireP(m: i32): i32 {
   let pp = pAddr(p);
   atomic.store<u32>(pp, P_RUNNING, P_STATUS); // pairs with status loads in stealWork/workAnywhere
   atomic.store<u32>(pp, <u32>m + 1, P_M); // pairs with the runtime's loads
+  budgetOpen(pp); // m has not been timing p's Gs (DESIGN.md "High work's budget")
   return p;
 }
 

@@ -6,6 +6,7 @@
 // 1. burst: `holds` tasks of `holdMs` occupy every P; 5 ms later `bursts` bursts of `per` tiny
 //    tasks arrive, one burst every `gapMs`: submit-to-result of the tiny tasks at high priority,
 //    the same run without priorities, and piscina (the pools suite's burst, with priorities).
+//    `burst at once`: the same tiny tasks, all in one burst.
 // 2. mixed: a backlog of low bulk tasks, a stream of normal medium tasks and a stream of high
 //    tiny ones share the Ps for a fixed time: each class's latency and throughput, with classes
 //    and with everything normal.
@@ -77,8 +78,9 @@ export async function runPriorities(opts) {
     await burst(runner, { holds: 4, holdMs: 2, bursts: 2, per: 20, gapMs: 1 }, high);
     if (piscina) await burst(pool, { holds: 4, holdMs: 2, bursts: 2, per: 20, gapMs: 1 });
 
-    await res.attempt('burst', async () => {
-      const B = S.burst;
+    // The bursts as the scheduler suite sends them, then all of them submitted at once.
+    const bursts = [['burst', S.burst], ['burst at once', { ...S.burst, bursts: 1, per: S.burst.bursts * S.burst.per }]];
+    for (const [row, B] of bursts) await res.attempt(row, async () => {
       const variants = ['high', 'no priorities', ...(piscina ? ['piscina'] : [])];
       const runOf = {
         high: () => burst(runner, B, high),
@@ -87,12 +89,12 @@ export async function runPriorities(opts) {
       };
       const before = sched.stats().sched.handoffs;
       const out = await interleave(variants, reps, (v) => runOf[v]());
-      const g = `burst: ${B.bursts * B.per} tiny while ${B.holds} x ${B.holdMs} ms run`;
+      const g = `${row}: ${B.bursts * B.per} tiny while ${B.holds} x ${B.holdMs} ms run`;
       for (const v of variants) {
         res.add({ group: g, variant: v, metric: 'p50 submit->result', unit: 'ms', better: 'lower', values: out.get(v).map((l) => quantile(l, 0.5)) });
         res.add({ group: g, variant: v, metric: 'p99 submit->result', unit: 'ms', better: 'lower', chart: true, values: out.get(v).map((l) => quantile(l, 0.99)) });
       }
-      res.note(`burst: ${B.bursts} bursts of ${B.per} inc() every ${B.gapMs} ms, the first 5 ms after ${B.holds} hold(${B.holdMs} ms) at normal priority; ` +
+      res.note(`${row}: ${B.bursts} burst${B.bursts > 1 ? `s of ${B.per} inc() every ${B.gapMs} ms, the first` : ` of ${B.per} inc()`} 5 ms after ${B.holds} hold(${B.holdMs} ms) at normal priority; ` +
         `'high' submits the tiny tasks with { priority: 'high' }; stealwork lent a spare P ${sched.stats().sched.handoffs - before} times over the runs (spareThreads: 1)`);
     });
 

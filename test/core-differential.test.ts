@@ -472,7 +472,8 @@ type SOp =
   | { k: 'len'; p: number }
   | { k: 'empty'; p: number }
   | { k: 'heapAlloc'; size: number }
-  | { k: 'heapFree'; pick: number };
+  | { k: 'heapFree'; pick: number }
+  | { k: 'charge'; m: number; gap: number; d: number };
 
 const sOp: fc.Arbitrary<SOp> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ k: 'wakep' as const }) },
@@ -492,6 +493,10 @@ const sOp: fc.Arbitrary<SOp> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ k: fc.constant('empty' as const), p: sel }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('heapAlloc' as const), size: fc.integer({ min: 0, max: 3000 }) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('heapFree' as const), pick: sel }) },
+  // A running G's time charged (DESIGN.md "High work's budget"): `gap` quarter-ms since the
+  // last charge, `d` quarter-ms of run time, short or near a whole budget, so Ps throttle
+  // (a high G of 90 ms or more) and periods pass.
+  { weight: 6, arbitrary: fc.record({ k: fc.constant('charge' as const), m: sel, gap: fc.integer({ min: 0, max: 100 }), d: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 360, max: 800 })) }) },
 );
 
 interface SchedSetup {
@@ -542,6 +547,7 @@ function runSched(s: SchedSetup, ops: SOp[], everyStep: boolean): Pair {
     return running[(who % (running.length + 1)) - 1];
   };
   const pOf = (m: number): number => (m < 0 ? -1 : holding.get(m)!);
+  let clock = 0; // ms, the runtime's clock as chargeTime sees it
 
   ops.forEach((op, i) => {
     switch (op.k) {
@@ -663,6 +669,14 @@ function runSched(s: SchedSetup, ops: SOp[], everyStep: boolean): Pair {
         if (a !== undefined) pair.call('heapFree', a);
         break;
       }
+      case 'charge': {
+        const m = pick(holders().filter((x) => curG.has(x)), op.m);
+        if (m === undefined) return;
+        const start = clock + op.gap / 4;
+        clock = start + op.d / 4;
+        pair.call('chargeTime', holding.get(m)!, pair.a.mem.gClass(curG.get(m)!), start, clock);
+        break;
+      }
     }
     if (everyStep) {
       const d = pair.difference();
@@ -721,6 +735,12 @@ function runSched(s: SchedSetup, ops: SOp[], everyStep: boolean): Pair {
     expect(mem.nmidle, where).toBe(midle.length);
     const spinning = workers.filter((m) => mem.m(m, L.M_SPINNING) !== 0).length;
     expect(mem.nmspinning, `${where}: nmspinning`).toBe(spinning);
+    // High work's budget: a known state, charged time never negative.
+    for (let p = 0; p < s.nprocs; p++) {
+      const a = mem.pAddr(p);
+      expect([L.HIGH_OPEN, L.HIGH_THROTTLED, L.HIGH_FREE], `${where}: P${p} budget state`).toContain(mem.u32(a + L.P_HIGH_STATE));
+      expect(mem.f64(a + L.P_HIGH_USED), `${where}: P${p} charged`).toBeGreaterThanOrEqual(0);
+    }
   }
   return pair;
 }
@@ -748,7 +768,7 @@ describe('differential: Wasm core vs TypeScript twin', () => {
     );
   });
 
-  it('scheduler ops (ready of every class, findRunnable, stopM, wakep, acquireP, mTake, ...): same results, same bytes, invariants hold', { timeout: 180_000 }, () => {
+  it('scheduler ops (ready of every class, findRunnable, stopM, wakep, acquireP, mTake, chargeTime, ...): same results, same bytes, invariants hold', { timeout: 180_000 }, () => {
     fc.assert(
       fc.property(schedSetup, fc.array(sOp, { minLength: 20, maxLength: 300, size: 'max' }), (s, ops) => {
         checkMemory((everyStep) => runSched(s, ops, everyStep));

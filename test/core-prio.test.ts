@@ -1,7 +1,7 @@
 // Priority classes in the scheduler core, single-threaded, for both backends (DESIGN.md
 // "Priority classes"): where ready puts a G of each class, the order findRunnable serves
-// them in, the low queue's 1-in-LOW_CHECK_TICKS turn, stealing by class, stopM taking class
-// work instead of parking, and mTake. The test thread plays every M, as in core-sched.test.ts;
+// them in, the low queue's 1-in-LOW_CHECK_TICKS turn, high work's budget (on a virtual clock),
+// stealing by class, stopM taking class work instead of parking, and mTake. The test thread plays every M, as in core-sched.test.ts;
 // states are read back from the bytes.
 
 import { describe, expect, it } from 'vitest';
@@ -229,6 +229,22 @@ describe.each(BACKENDS)('findRunnable order by class (%s)', (backend) => {
     const { core, mem } = h;
     startMs(h);
     const [lo] = classGs(h, 1, L.PRIO_LOW);
+    const [gn] = takeGs(h, 1);
+    core.ready(-1, lo, 0); // wakes M1 with P0
+    core.ready(-1, gn, 0);
+    const [m] = wokenMs(h);
+    const p = wakeAndAcquire(h, m);
+    expect(mem.p(p, L.P_SCHEDTICK)).toBe(0);
+    const run = runner(h, p, m);
+    expect(run()).toEqual({ g: gn, tick: 0 });
+    expect(run()).toEqual({ g: lo, tick: 1 }); // nothing else queued: low work
+  });
+
+  it('high work goes before both turns: at tick 0 the high G first, then the global queue, low last', async () => {
+    const h = await freshCore(backend, { nprocs: 1, maxMs: 2 });
+    const { core, mem } = h;
+    startMs(h);
+    const [lo] = classGs(h, 1, L.PRIO_LOW);
     const [hi] = classGs(h, 1, L.PRIO_HIGH);
     const [gn] = takeGs(h, 1);
     core.ready(-1, lo, 0); // wakes M1 with P0
@@ -236,28 +252,13 @@ describe.each(BACKENDS)('findRunnable order by class (%s)', (backend) => {
     core.ready(-1, hi, 0);
     const [m] = wokenMs(h);
     const p = wakeAndAcquire(h, m);
-    expect(mem.p(p, L.P_SCHEDTICK)).toBe(0);
     const run = runner(h, p, m);
-    expect(run()).toEqual({ g: gn, tick: 0 });
-    expect(run()).toEqual({ g: hi, tick: 1 });
+    expect(run()).toEqual({ g: hi, tick: 0 });
+    expect(run()).toEqual({ g: gn, tick: 1 });
     expect(run()).toEqual({ g: lo, tick: 2 });
-  });
-
-  it('tick 0 without global work: the low turn goes before high work', async () => {
-    const h = await freshCore(backend, { nprocs: 1, maxMs: 2 });
-    const { core, mem } = h;
-    startMs(h);
-    const [lo] = classGs(h, 1, L.PRIO_LOW);
-    const [hi] = classGs(h, 1, L.PRIO_HIGH);
-    core.ready(-1, hi, 0);
-    core.ready(-1, lo, 0);
-    const [m] = wokenMs(h);
-    const p = wakeAndAcquire(h, m);
-    const run = runner(h, p, m);
-    expect(run()).toEqual({ g: lo, tick: 0 });
-    expect(run()).toEqual({ g: hi, tick: 1 });
     expect(mem.pc(p, L.PC_LOW_HITS)).toBe(1);
     expect(mem.pc(p, L.PC_HIGH_HITS)).toBe(1);
+    expect(mem.pc(p, L.PC_HIGH_THROTTLES)).toBe(0);
   });
 
   it('a low G is taken after stealing found nothing, and also when the spin limit forbids stealing', async () => {
@@ -334,34 +335,196 @@ describe.each(BACKENDS)('stealing by class (%s)', (backend) => {
   });
 });
 
-describe.each(BACKENDS)('no starvation of low work (%s)', (backend) => {
-  it('a steady stream of high work (a new high G every slice) still runs one low G every LOW_CHECK_TICKS slices', async () => {
+/** P p's high budget as the core keeps it (DESIGN.md "High work's budget"). */
+function budget(h: Harness, p: number): { period: number; used: number; state: number } {
+  const a = h.mem.pAddr(p);
+  return { period: h.mem.f64(a + L.P_HIGH_PERIOD), used: h.mem.f64(a + L.P_HIGH_USED), state: h.mem.u32(a + L.P_HIGH_STATE) };
+}
+
+interface Ran { g: number; cls: number; start: number; end: number }
+
+/**
+ * M m with P p, run as the runtime runs it (bindings/runtime/m.ts, execute): findRunnable, else
+ * stopM; the G takes dur(cls) ms of a virtual clock; every high G, and every G while the last
+ * charge said the P is throttled, is charged with chargeTime. Returns what ran, or null when
+ * nothing was found (p is parked then).
+ */
+function timedM(h: Harness, p: number, m: number, clock: { t: number }, dur: (cls: number) => number): () => Ran | null {
+  const { core, mem } = h;
+  let charging = true;
+  return () => {
+    let g = core.findRunnable(p, m);
+    if (g === 0) {
+      const r = core.stopM(p, m);
+      if (r <= 0) return null;
+      g = r;
+    }
+    const cls = mem.gClass(g);
+    const start = clock.t;
+    clock.t += dur(cls);
+    if (charging || cls === L.PRIO_HIGH) charging = core.chargeTime(p, cls, start, clock.t) !== 0;
+    finish(h, p, g);
+    return { g, cls, start, end: clock.t };
+  };
+}
+
+/** Runs `next` until it finds nothing; what ran, in order. */
+function drain(next: () => Ran | null): Ran[] {
+  const out: Ran[] = [];
+  for (let r = next(); r !== null; r = next()) out.push(r);
+  return out;
+}
+
+describe.each(BACKENDS)('high work\'s budget (%s)', (backend) => {
+  it('chargeTime: high run time charged, HIGH_RUNTIME_MS paid back per period passed (never below 0), throttled from HIGH_RUNTIME_MS', async () => {
+    const h = await freshCore(backend, { nprocs: 1, maxMs: 2 });
+    const { core } = h;
+    const [{ p }] = startPs(h, 1);
+    const B = (period: number, used: number, state: number): unknown => ({ period, used, state });
+    expect(budget(h, p)).toEqual(B(0, 0, L.HIGH_OPEN));
+    expect(core.chargeTime(p, L.PRIO_HIGH, 0, 95)).toBe(1); // 95 ms of high work in period 0
+    expect(budget(h, p)).toEqual(B(0, 95, L.HIGH_THROTTLED));
+    expect(core.chargeTime(p, L.PRIO_NORMAL, 95, 99)).toBe(1); // other work is not charged
+    expect(budget(h, p)).toEqual(B(0, 95, L.HIGH_THROTTLED));
+    expect(core.chargeTime(p, L.PRIO_NORMAL, 99, 101)).toBe(0); // period 100 began: 95 paid back
+    expect(budget(h, p)).toEqual(B(100, 0, L.HIGH_OPEN));
+    expect(core.chargeTime(p, L.PRIO_HIGH, 101, 300)).toBe(0); // 199 ms, two periods passed: 199 - 190
+    expect(budget(h, p)).toEqual(B(300, 9, L.HIGH_OPEN));
+    expect(core.chargeTime(p, L.PRIO_HIGH, 300, 490)).toBe(1); // the overrun carries: 9 + 190 - 95
+    expect(budget(h, p)).toEqual(B(400, 104, L.HIGH_THROTTLED));
+    expect(core.chargeTime(p, L.PRIO_LOW, 490, 500)).toBe(0);
+    expect(budget(h, p)).toEqual(B(500, 9, L.HIGH_OPEN));
+    expect(core.chargeTime(p, L.PRIO_LOW, 500, 1000.5)).toBe(0); // five periods pay back 475: floor 0
+    expect(budget(h, p)).toEqual(B(1000, 0, L.HIGH_OPEN));
+    expect(core.chargeTime(p, 0x42, 1000, 1000.25)).toBe(0); // a class byte above PRIO_LOW is low: not charged
+    expect(core.chargeTime(p, L.PRIO_HIGH, 1000.25, 1095.5)).toBe(1);
+    expect(budget(h, p)).toEqual(B(1000, 95.25, L.HIGH_THROTTLED));
+  });
+
+  it('strict: a burst of high work within the budget runs before all queued normal and low work, Go\'s 1-in-61 turn and the low turn included', async () => {
     const h = await freshCore(backend, { nprocs: 1, maxMs: 2 });
     const { core, mem } = h;
     const [r] = startPs(h, 1);
     const { p, m } = r;
     finish(h, p, r.g);
-    const run = runner(h, p, m);
-    const lows = classGs(h, 3, L.PRIO_LOW);
+    const normals = takeGs(h, 8);
+    for (const g of normals.slice(0, 4)) core.ready(-1, g, 0); // the global queue
+    queueLocal(h, p, normals.slice(4)); // the ring
+    const lows = classGs(h, 2, L.PRIO_LOW);
     for (const g of lows) core.ready(-1, g, 0);
-    const [n] = takeGs(h, 1);
-    queueLocal(h, p, [n]); // normal local work: it waits behind the stream too
-    const served: Array<{ g: number; tick: number }> = [];
-    let highs = 0;
-    for (let i = 0; i < 3 * L.LOW_CHECK_TICKS + 8; i++) {
-      const [hi] = classGs(h, 1, L.PRIO_HIGH, p);
-      core.ready(p, hi, 0);
-      const got = run();
-      if (mem.gClass(got.g) === L.PRIO_LOW) served.push(got); // read before its G is reused
-      else if (mem.gClass(got.g) === L.PRIO_HIGH) highs += 1;
-      else throw new Error(`slice ${got.tick}: G ${got.g} ran, neither high nor low`);
+    const highs = classGs(h, 300, L.PRIO_HIGH); // 300 x 0.25 ms = 75 ms, within HIGH_RUNTIME_MS
+    for (const g of highs) core.ready(-1, g, 0);
+    const clock = { t: 0 };
+    const ran = drain(timedM(h, p, m, clock, (cls) => (cls === L.PRIO_HIGH ? 0.25 : 1)));
+    expect(ran.slice(0, 300).map((x) => x.g)).toEqual(highs); // through ticks 61, 64, 122, 128, ...
+    expect(new Set(ran.slice(300).map((x) => x.g))).toEqual(new Set([...normals, ...lows]));
+    expect(ran.length).toBe(310);
+    expect(mem.pc(p, L.PC_HIGH_THROTTLES)).toBe(0);
+    expect(mem.pc(p, L.PC_HIGH_HITS)).toBe(300);
+    expect(mem.p(p, L.P_SCHEDTICK)).toBeGreaterThan(2 * L.LOW_CHECK_TICKS);
+  });
+
+  it('a flood of high work takes HIGH_RUNTIME_MS of each HIGH_PERIOD_MS; normal work queued behind it runs in the rest', async () => {
+    const h = await freshCore(backend, { nprocs: 1, maxMs: 2 });
+    const { core, mem } = h;
+    const [r] = startPs(h, 1);
+    const { p, m } = r;
+    finish(h, p, r.g);
+    const normals = takeGs(h, 30);
+    for (const g of normals) core.ready(-1, g, 0);
+    const highs = classGs(h, 400, L.PRIO_HIGH);
+    for (const g of highs) core.ready(-1, g, 0);
+    const clock = { t: 0 };
+    const ran = drain(timedM(h, p, m, clock, (cls) => (cls === L.PRIO_HIGH ? 1 : 2)));
+    // Conservation: every G ran once.
+    expect(ran.length).toBe(430);
+    expect(new Set(ran.map((x) => x.g)).size).toBe(430);
+    const lastHigh = ran.map((x) => x.cls).lastIndexOf(L.PRIO_HIGH);
+    const flood = ran.slice(0, lastHigh + 1); // while high work was queued
+    expect(flood[95]).toEqual({ g: normals[0], cls: L.PRIO_NORMAL, start: 95, end: 97 }); // high work had 95 ms first
+    const periods = Math.floor(flood[flood.length - 1].start / L.HIGH_PERIOD_MS);
+    expect(periods).toBeGreaterThanOrEqual(4);
+    for (let k = 0; k < periods; k++) {
+      const inK = flood.filter((x) => Math.floor(x.start / L.HIGH_PERIOD_MS) === k);
+      const high = inK.filter((x) => x.cls === L.PRIO_HIGH).reduce((a, x) => a + (x.end - x.start), 0);
+      const other = inK.filter((x) => x.cls !== L.PRIO_HIGH);
+      expect(high, `period ${k}: high ms`).toBeLessThanOrEqual(L.HIGH_RUNTIME_MS + 1); // one G may overrun
+      expect(other.length, `period ${k}: normal Gs`).toBeGreaterThanOrEqual(1);
     }
-    expect(served).toEqual(lows.map((g, k) => ({ g, tick: (k + 1) * L.LOW_CHECK_TICKS })));
-    expect(served[0].tick - 1).toBeLessThanOrEqual(L.LOW_CHECK_TICKS); // within one turn of being queued
-    expect(highs).toBe(3 * L.LOW_CHECK_TICKS + 8 - 3);
-    expect(mem.pc(p, L.PC_LOW_HITS)).toBe(3);
-    expect(mem.ring(p)).toEqual([n]); // strict priority: normal ring work waits while high work keeps coming
-    expect(mem.highQueue().length).toBe(3); // the slices the low turns took
+    // Each normal G in the flood ran because the budget was spent, one throttled look each.
+    const normalsInFlood = flood.filter((x) => x.cls === L.PRIO_NORMAL).length;
+    expect(mem.pc(p, L.PC_HIGH_THROTTLES)).toBe(normalsInFlood);
+    expect(mem.pc(p, L.PC_HIGH_HITS)).toBe(400);
+  });
+
+  it('low work progresses under a flood of high work: a P whose budget is spent runs it', async () => {
+    const h = await freshCore(backend, { nprocs: 1, maxMs: 2 });
+    const { core } = h;
+    const [r] = startPs(h, 1);
+    const { p, m } = r;
+    finish(h, p, r.g);
+    const lows = classGs(h, 5, L.PRIO_LOW);
+    for (const g of lows) core.ready(-1, g, 0);
+    const highs = classGs(h, 300, L.PRIO_HIGH);
+    for (const g of highs) core.ready(-1, g, 0);
+    const clock = { t: 0 };
+    const ran = drain(timedM(h, p, m, clock, (cls) => (cls === L.PRIO_HIGH ? 1 : 3)));
+    const lowRuns = ran.filter((x) => x.cls === L.PRIO_LOW);
+    expect(lowRuns.map((x) => x.g)).toEqual(lows);
+    expect(lowRuns[0].start).toBe(L.HIGH_RUNTIME_MS);
+    const lastHigh = ran.filter((x) => x.cls === L.PRIO_HIGH).pop()!;
+    expect(lowRuns[4].end).toBeLessThan(lastHigh.start); // all five ran while high work was still queued
+  });
+
+  it('a P whose budget is spent and that finds nothing else takes high work without charging it (HIGH_FREE), in findRunnable and in stopM', async () => {
+    const h = await freshCore(backend, { nprocs: 1, maxMs: 2 });
+    const { core, mem } = h;
+    const [r] = startPs(h, 1);
+    const { p, m } = r;
+    finish(h, p, r.g);
+    const [h1, h2, h3] = classGs(h, 3, L.PRIO_HIGH);
+    core.ready(-1, h1, 0);
+    expect(core.findRunnable(p, m)).toBe(h1);
+    expect(core.chargeTime(p, L.PRIO_HIGH, 0, 95)).toBe(1);
+    finish(h, p, h1);
+    core.ready(-1, h2, 0);
+    expect(core.findRunnable(p, m)).toBe(h2); // throttled, but nothing else is queued
+    expect(mem.pc(p, L.PC_HIGH_THROTTLES)).toBe(1);
+    expect(budget(h, p).state).toBe(L.HIGH_FREE);
+    expect(core.chargeTime(p, L.PRIO_HIGH, 95, 99)).toBe(1);
+    expect(budget(h, p)).toEqual({ period: 0, used: 95, state: L.HIGH_THROTTLED }); // 4 ms not charged
+    finish(h, p, h2);
+    // stopM: findRunnable found nothing, then high work came.
+    expect(core.findRunnable(p, m)).toBe(0);
+    core.ready(-1, h3, 0); // npidle 0: no wake-up
+    expect(core.stopM(p, m)).toBe(h3);
+    expect(budget(h, p).state).toBe(L.HIGH_FREE);
+    expect(core.chargeTime(p, L.PRIO_HIGH, 99, 99.5)).toBe(1);
+    expect(budget(h, p).used).toBe(95);
+    expect(mem.pc(p, L.PC_HIGH_HITS)).toBe(3);
+  });
+
+  it('acquireP opens a P\'s budget (its new M has not been timing); the charged time stays and decides at the next charge', async () => {
+    const h = await freshCore(backend, { nprocs: 1, maxMs: 2 });
+    const { core } = h;
+    const [r] = startPs(h, 1);
+    const { p, m } = r;
+    finish(h, p, r.g);
+    expect(core.chargeTime(p, L.PRIO_HIGH, 0, 96)).toBe(1);
+    expect(core.findRunnable(p, m)).toBe(0);
+    expect(core.stopM(p, m)).toBe(Stop.Sleep);
+    const [n] = takeGs(h, 1);
+    const [hi] = classGs(h, 1, L.PRIO_HIGH);
+    core.ready(-1, n, 0); // wakes m with p
+    core.ready(-1, hi, 0);
+    expect(wakeAndAcquire(h, m)).toBe(p);
+    expect(budget(h, p)).toEqual({ period: 0, used: 96, state: L.HIGH_OPEN });
+    expect(core.findRunnable(p, m)).toBe(hi); // open: high work first
+    expect(core.chargeTime(p, L.PRIO_HIGH, 97, 98)).toBe(1);
+    finish(h, p, hi);
+    const [hi2] = classGs(h, 1, L.PRIO_HIGH);
+    core.ready(-1, hi2, 0);
+    expect(core.findRunnable(p, m)).toBe(n); // throttled again: the normal G first
   });
 });
 

@@ -32,6 +32,11 @@ const PINNED: Record<string, number> = {
   PRIO_LOW: 2,
   PRIO_MASK: 0xff,
   LOW_CHECK_TICKS: 64,
+  HIGH_PERIOD_MS: 100,
+  HIGH_RUNTIME_MS: 95,
+  HIGH_OPEN: 0,
+  HIGH_THROTTLED: 1,
+  HIGH_FREE: 2,
 
   G_IDLE: 0,
   G_RUNNABLE: 1,
@@ -150,7 +155,11 @@ const PINNED: Record<string, number> = {
   PC_GFREE_MOVES: 96,
   PC_HIGH_HITS: 104,
   PC_LOW_HITS: 112,
-  PC_COUNT: 15,
+  PC_HIGH_THROTTLES: 120,
+  PC_COUNT: 16,
+  P_HIGH_PERIOD: 640,
+  P_HIGH_USED: 648,
+  P_HIGH_STATE: 656,
   P_RUNQ: 768,
   P_SIZE: 1792,
 
@@ -332,6 +341,8 @@ describe('layout constants', () => {
     expect(L.PRIO_MASK >>> L.G_TOKEN_SHIFT).toBe(0);
     // The low turn is rarer than the global queue's and the two seldom fall on one slice.
     const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+    expect(L.HIGH_RUNTIME_MS).toBeLessThan(L.HIGH_PERIOD_MS);
+    expect(new Set([L.HIGH_OPEN, L.HIGH_THROTTLED, L.HIGH_FREE]).size).toBe(3);
     expect(L.LOW_CHECK_TICKS).toBeGreaterThan(L.GLOBAL_CHECK_TICKS);
     expect(gcd(L.LOW_CHECK_TICKS, L.GLOBAL_CHECK_TICKS)).toBe(1);
   });
@@ -401,15 +412,22 @@ describe('layout structure', () => {
     expect(line(L.P_STEAL_FROM_OPS)).toBe(line(L.P_STOLEN_FROM));
     // Owner line A: every other P_ word offset below one line, disjoint u32s.
     const lineA = Object.keys(PINNED).filter((k) => k.startsWith('P_') && !['P_SIZE', 'P_IDLE', 'P_RUNNING'].includes(k)
-      && PINNED[k] < L.LINE);
+      && !k.startsWith('P_HIGH_') && PINNED[k] < L.LINE);
     expect(lineA).toContain('P_TAIL');
     expect(lineA).toContain('P_GFREE');
     expectDisjoint(lineA.map((k) => [k, PINNED[k], 4]), L.LINE);
     // Counters: f64, 8-aligned, disjoint, between the thief line and the ring.
     expect(L.P_COUNTERS % 8).toBe(0);
     expect(line(L.P_COUNTERS)).toBeGreaterThan(line(L.P_STOLEN_FROM));
-    expectDisjoint(PC_NAMES.map((k) => [k, PINNED[k], 8]), L.P_RUNQ - L.P_COUNTERS);
+    expectDisjoint(PC_NAMES.map((k) => [k, PINNED[k], 8]), L.LINE);
     for (const k of PC_NAMES) expect(PINNED[k] % 8, k).toBe(0);
+    // High work's budget: the owner's line after the counters, two f64s then a u32.
+    expect(line(L.P_HIGH_PERIOD)).toBe(line(L.P_COUNTERS) + 1);
+    expect(L.P_HIGH_PERIOD % 8).toBe(0);
+    expect(L.P_HIGH_USED % 8).toBe(0);
+    expectDisjoint([['P_HIGH_PERIOD', L.P_HIGH_PERIOD, 8], ['P_HIGH_USED', L.P_HIGH_USED, 8], ['P_HIGH_STATE', L.P_HIGH_STATE, 4]].map(
+      ([k, o, n]) => [k as string, (o as number) - L.P_HIGH_PERIOD, n as number]), L.LINE);
+    expect(line(L.P_HIGH_STATE)).toBeLessThan(line(L.P_RUNQ));
     // The ring starts on a line of its own and ends the block.
     expect(L.P_RUNQ % L.LINE).toBe(0);
     expect(L.P_RUNQ + L.RUNQ_SIZE * 4).toBe(L.P_SIZE);

@@ -54,6 +54,16 @@ export const PRIO_MASK = 0xff; // G_PRIO & PRIO_MASK: the class byte
 // slices of a P that never runs dry) stays below normal work's; coprime with 61, so the two
 // turns fall on the same slice once in 3904; a power of two, so the check is a mask.
 export const LOW_CHECK_TICKS = 64;
+// High work's budget (DESIGN.md "Priority classes", "High work's budget"): while other work
+// waits, high work may take HIGH_RUNTIME_MS of each HIGH_PERIOD_MS of a P's time. Linux's
+// default for real-time tasks (sched_rt_runtime_us 950000 of sched_rt_period_us 1000000), at a
+// tenth of its period: normal work behind a flood of high work waits about 100 ms, not 1 s.
+export const HIGH_PERIOD_MS = 100;
+export const HIGH_RUNTIME_MS = 95;
+// P_HIGH_STATE: the budget's state on a P.
+export const HIGH_OPEN = 0; // high work goes first
+export const HIGH_THROTTLED = 1; // budget spent: other work first, high work only when none is found
+export const HIGH_FREE = 2; // throttled, and the G running is high work taken because nothing else was: not charged
 
 // G states (runtime2.go: _Gidle = iota ...). Only these five are used.
 export const G_IDLE = 0;
@@ -180,7 +190,8 @@ export const PS = GDIR + GDIR_MAX * 4; // P0's block; H_PBASE holds the same val
 //   line B (+128) head: CAS by the owner and by thieves
 //   line C (+256) runnext: set by the owner, CAS to 0 by thieves
 //   line D (+384) counters written by thieves (atomic add)
-//   lines E,F (+512) owner counters, f64
+//   line E (+512) owner counters, f64
+//   line F (+640) owner: high work's budget (P_HIGH_*)
 //   ring (+768)   RUNQ_SIZE u32 G ids
 export const P_TAIL = 0; // runqtail: only the owner writes (store-release)
 export const P_STATUS = 4; // P_IDLE / P_RUNNING
@@ -214,7 +225,13 @@ export const PC_STEAL_MISSES = 88; // full stealWork passes that found nothing
 export const PC_GFREE_MOVES = 96; // batches moved between the local and global free lists
 export const PC_HIGH_HITS = 104; // Gs this P ran from the high queue (findRunnable or stopM)
 export const PC_LOW_HITS = 112; // Gs this P ran from the low queue (findRunnable or stopM)
-export const PC_COUNT = 15;
+export const PC_HIGH_THROTTLES = 120; // findRunnable calls that looked past queued high work (budget spent)
+export const PC_COUNT = 16;
+// High work's budget, owner only (DESIGN.md "High work's budget"); written by chargeTime,
+// read by findRunnable when high work is queued, reset to HIGH_OPEN by acquireP.
+export const P_HIGH_PERIOD = 5 * LINE; // f64: start of the current period (ms, the runtime's clock)
+export const P_HIGH_USED = 5 * LINE + 8; // f64: high run time charged, less HIGH_RUNTIME_MS per period passed (ms)
+export const P_HIGH_STATE = 5 * LINE + 16; // u32: HIGH_OPEN, HIGH_THROTTLED or HIGH_FREE
 export const P_RUNQ = 6 * LINE;
 export const P_SIZE = 6 * LINE + RUNQ_SIZE * 4; // 1792
 

@@ -1,8 +1,9 @@
 // The scheduler core's face: the operations both backends implement with the same semantics
 // over the same bytes (assembly/ compiled to Wasm, and the TypeScript twin in bindings/core/ts/).
 //
-// Every argument and result is a small integer, so a Wasm instance's exports satisfy this
-// interface as they are: one JS-to-Wasm call per operation, no wrappers on the hot path.
+// Every argument and result is a small integer (chargeTime's times aside: f64 ms), so a Wasm
+// instance's exports satisfy this interface as they are: one JS-to-Wasm call per operation, no
+// wrappers on the hot path.
 // G ids are u32 with 0 meaning "none"; P and M indexes are 0-based. The protocols are written
 // out in docs/DESIGN.md; each method names its section there and who may call it.
 
@@ -80,8 +81,14 @@ export interface Core {
    *  runtime's monitor reserves a spare M this way); its index, or -1 when none is idle. The M
    *  stays asleep on its park word until the caller wakes it. */
   mTake(): number;
-  /** After waking: takes the P handed over in M_NEXTP and marks it running; returns its index. */
+  /** After waking: takes the P handed over in M_NEXTP and marks it running; returns its index.
+   *  The P's high budget starts open (DESIGN.md "High work's budget"). */
   acquireP(m: number): number;
+  /** M holding P p only (DESIGN.md "High work's budget"). A G of class cls ran on p from
+   *  `start` to `end` (ms, a clock every thread shares): charges a high G's run time to p's
+   *  budget and replenishes it per period passed. Returns 1 while p is throttled (time every G
+   *  run on p and charge it here), 0 when only high Gs need timing. The core reads no clock. */
+  chargeTime(p: number, cls: number, start: number, end: number): number;
 
   // ---- Steal policy (DESIGN.md "Victim order", "Steal threshold") -------------------------
   /** Owner P only. Go's stealWork: 4 passes in the configured victim order. */

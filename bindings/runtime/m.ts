@@ -11,7 +11,7 @@ import {
   MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE,
   JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK, M_INBOX, M_PARK, M_SIZE, MR_ASYNC,
   MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES, S_RT_GIVEBACK,
-  SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK,
+  SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK, PRIO_HIGH,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
 import { TaskContext, cancelReason, type ContextHost } from './context.js';
@@ -107,6 +107,9 @@ export class M implements TaskOwner, ContextHost {
   private readonly watched = new Map<number, Set<AbortController>>();
   /** Shared buffers received so far; set by the worker's message handler. */
   sharesSeen = 0;
+  /** Time every G and charge it (chargeTime said the P's high budget is spent). Starts true:
+   *  a thread that replaced a crashed one resumes a P whose state it has not seen. */
+  private charging = true;
   private readonly out = { ok: true, value: undefined as unknown };
 
   constructor(core: Core, gs: GSlots, cfg: MConfig) {
@@ -297,14 +300,26 @@ export class M implements TaskOwner, ContextHost {
     }
   }
 
-  /** Runs G g (already G_RUNNING on this M's P). */
+  /**
+   * Runs G g (already G_RUNNING on this M's P). A high G, and every G while the P's high budget
+   * is spent, runs between two clock reads charged to the P (DESIGN.md "High work's budget");
+   * a normal G otherwise reads no clock.
+   */
   private execute(g: number): void {
+    const a = this.gs.addr(g);
+    const flags = this.gs.flags(a);
+    if (!this.charging && (flags & PRIO_MASK) !== PRIO_HIGH) { this.run(g, a, flags); return; }
+    const t0 = traceClock();
+    this.run(g, a, flags);
+    this.charging = this.core.chargeTime(this.p, flags & PRIO_MASK, t0, traceClock()) !== 0;
+  }
+
+  /** Runs G g at address a with G_PRIO word `flags` (execute's body). */
+  private run(g: number, a: number, flags: number): void {
     const gs = this.gs;
-    const a = gs.addr(g);
     const fnId = gs.fn(a);
     const fn = this.fns[fnId];
     const argc = gs.argc(a);
-    const flags = gs.flags(a);
     const ctx = new TaskContext(this, g, flags >>> G_TOKEN_SHIFT, flags & PRIO_MASK);
     this.views.u32[(this.mAddr + MR_CURG) >>> 2] = g;
     if (ctx.token !== 0 && isCancelled(this.views, ctx.token)) {

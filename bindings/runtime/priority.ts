@@ -3,8 +3,9 @@
 
 import { PRIO_HIGH, PRIO_LOW, PRIO_NORMAL } from '../../assembly/shared/layout.js';
 
-/** A task's class: 'high' runs before everything else queued, 'low' only when nothing else is
- *  runnable (with a 1-in-64 turn so it always progresses). Children inherit their parent's. */
+/** A task's class: 'high' runs before everything else queued (within its budget: 95 ms of every
+ *  100 ms of a thread while other work waits), 'low' only when nothing else is runnable (with a
+ *  1-in-64 turn so it always progresses). Children inherit their parent's. */
 export type Priority = 'high' | 'normal' | 'low';
 
 /** The class byte for `p`. */

@@ -9,7 +9,7 @@ import {
   PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, S_COUNTERS, S_GFREE_N, S_NEEDSPINNING,
   S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
   SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE, MR_T0, MR_IDLE_MS, MR_YIELDS, MR_STATE, S_LOCK, S_HEAP_LOCK, M_SPINNING, M_NEXTP, M_PARK,
-  P_LINK, S_RT_PRESERVE, PC_HIGH_HITS, PC_LOW_HITS, S_RUNQH_SIZE, S_RUNQL_SIZE, S_RT_NPRESERVE, S_RT_HANDOFFS, S_RT_RETIRES,
+  P_LINK, S_RT_PRESERVE, PC_HIGH_HITS, PC_LOW_HITS, PC_HIGH_THROTTLES, S_RUNQH_SIZE, S_RUNQL_SIZE, S_RT_NPRESERVE, S_RT_HANDOFFS, S_RT_RETIRES,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import { readLatency, type LatencySummary } from './latency.js';
@@ -43,6 +43,9 @@ export interface PStats {
   /** Of those, taken from the high and the low class queues (DESIGN.md "Priority classes"). */
   highHits: number;
   lowHits: number;
+  /** Times this P looked past queued high work because its high budget was spent (DESIGN.md
+   *  "High work's budget"). */
+  highThrottles: number;
   /** Successful steals by this P, and the Gs they moved. */
   stealOps: number;
   stolen: number;
@@ -166,6 +169,7 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       runnextHits: f64[c + PC_RUNNEXT_HITS / 8],
       highHits: f64[c + PC_HIGH_HITS / 8],
       lowHits: f64[c + PC_LOW_HITS / 8],
+      highThrottles: f64[c + PC_HIGH_THROTTLES / 8],
       localHits: f64[c + PC_LOCAL_HITS / 8],
       globalHits: f64[c + PC_GLOBAL_HITS / 8],
       stealOps: f64[c + PC_STEAL_OPS / 8],

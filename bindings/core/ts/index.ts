@@ -15,6 +15,7 @@
 //   idle.ts     the idle-P and idle-M lists
 //   sched.ts    ready, newproc, findRunnable, stopM, wakep, acquireP, mTake
 //   classq.ts   the high and low class queues
+//   budget.ts   high work's budget on a P (chargeTime)
 //   sysmon.ts   the spare-P reserve, the monitor's handoff and the give-back
 //   trace.ts    task starts and spawns into the tracing M's event ring
 //   init.ts     laying the layout down
@@ -28,6 +29,7 @@ import { init } from './init.js';
 import { Mem } from './mem.js';
 import { runqEmpty, runqGet, runqLen, runqPut, runqSteal } from './runq.js';
 import { acquireP, findRunnable, mPut, mTake, newproc, ready, stopM, wakep } from './sched.js';
+import { chargeTime } from './budget.js';
 import { stealOrderAt, stealThreshold, stealWork } from './steal.js';
 import { handoff, pGiveBack, pReserve, pRetire } from './sysmon.js';
 
@@ -62,6 +64,7 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
     mPut: (mi: number): void => mPut(m, mi),
     mTake: (): number => mTake(m),
     acquireP: (mi: number): number => acquireP(m, mi),
+    chargeTime: (p: number, cls: number, start: number, end: number): number => chargeTime(m, p, cls, start, end),
     stealWork: (p: number): number => stealWork(m, p),
     stealThreshold: (): number => stealThreshold(m),
     stealOrderAt: (p: number, r: number, i: number): number => stealOrderAt(m, p, r, i),

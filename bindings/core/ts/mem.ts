@@ -35,6 +35,7 @@ const P_BASE_W = PS >> 2;
 const P_WORDS = P_SIZE >> 2;
 const P_COUNTERS_F = (PS + P_COUNTERS) >> 3;
 const P_F64S = P_SIZE >> 3;
+const P_F64_BASE = PS >> 3;
 const M_WORDS = M_SIZE >> 2;
 
 /** One thread's views on one shared memory, plus that thread's scratch words. */
@@ -85,6 +86,11 @@ export function cover(m: Mem, end: number): void {
 /** i32 index of P p's block. Any thread. */
 export function pWord(p: number): number {
   return P_BASE_W + p * P_WORDS;
+}
+
+/** f64 index of P p's block (add `P_HIGH_PERIOD >> 3`, ...). Any thread. */
+export function pF64(p: number): number {
+  return P_F64_BASE + p * P_F64S;
 }
 
 /** f64 index of P p's first owner counter (add `PC_* >> 3`). Any thread. */

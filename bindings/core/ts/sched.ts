@@ -8,11 +8,12 @@
 import {
   FLAG_GLOBAL_ONLY, G_PRIO, G_RUNNABLE, G_RUNNING, G_STATUS, GLOBAL_CHECK_TICKS, LOW_CHECK_TICKS,
   M_NEXTP, M_PARK, M_SPINNING, PARK_P, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS, PC_EXECUTED,
-  PC_GLOBAL_HITS, PC_HIGH_HITS, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
+  PC_GLOBAL_HITS, PC_HIGH_HITS, PC_HIGH_THROTTLES, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
   PC_SPINS, PC_STEAL_MISSES, PC_WAKEUPS, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
   S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_SIZE, MR_TRACE_BUF,
 } from '../../../assembly/shared/layout.js';
 import { Stop } from '../core.js';
+import { budgetFree, budgetOpen, budgetSpent } from './budget.js';
 import { classqGet, classqPopLocked, classqPut, classqSize } from './classq.js';
 import { globrunqDetach, globrunqGet, globrunqPut, globrunqRequeue } from './globrunq.js';
 import { gSetStatus, gWord } from './gtable.js';
@@ -46,6 +47,7 @@ const LOCAL_HITS = PC_LOCAL_HITS >> 3;
 const GLOBAL_HITS = PC_GLOBAL_HITS >> 3;
 const HIGH_HITS = PC_HIGH_HITS >> 3;
 const LOW_HITS = PC_LOW_HITS >> 3;
+const HIGH_THROTTLES = PC_HIGH_THROTTLES >> 3;
 const SPINS = PC_SPINS >> 3;
 const STEAL_MISSES = PC_STEAL_MISSES >> 3;
 const PARKS = PC_PARKS >> 3;
@@ -133,15 +135,29 @@ function execute(m: Mem, p: number, mi: number, g: number, newSlice: boolean): n
 }
 
 /** Go's findRunnable without the blocking part, with the class queues (DESIGN.md "Priority
- *  classes"): the 1-in-61 global check, the 1-in-LOW_CHECK_TICKS low check, the high queue,
- *  the local queue (runnext first), the global queue, stealing when spinning is allowed, and
- *  the low queue last. Returns a G already G_RUNNING, or 0 (m may now be spinning; call stopM
- *  next). M mi holding P p only. */
+ *  classes"): the high queue unless p's high budget is spent, the 1-in-61 global check, the
+ *  1-in-LOW_CHECK_TICKS low check, the local queue (runnext first), the global queue, stealing
+ *  when spinning is allowed, the low queue, and last the high queue a spent budget passed over.
+ *  Returns a G already G_RUNNING, or 0 (m may now be spinning; call stopM next). M mi holding
+ *  P p only. */
 export function findRunnable(m: Mem, p: number, mi: number): number {
   const i32 = m.i32;
   const w = pWord(p);
   const c = pCounters(p);
   const f64 = m.f64;
+  let throttled = false;
+  if (classqSize(m, PRIO_HIGH) > 0) { // the normal path's one extra load
+    if (!budgetSpent(m, p)) {
+      const g = classqGet(m, PRIO_HIGH); // one G: a batch would put high Gs on the ring as normal work
+      if (g !== 0) {
+        f64[c + HIGH_HITS] += 1; // plain: owner counter
+        return execute(m, p, mi, g, true);
+      }
+    } else {
+      throttled = true; // other work first; high work again if none is found (below)
+      f64[c + HIGH_THROTTLES] += 1; // plain: owner counter
+    }
+  }
   const tick = i32[w + SCHEDTICK] >>> 0; // plain: owner only
   if (tick % GLOBAL_CHECK_TICKS === 0 && Atomics.load(i32, RUNQ_SIZE_W) > 0) { // pairs with the size stores under sched.lock
     const g = globrunqGet(m, p, 1);
@@ -151,16 +167,9 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
     }
   }
   if (tick % LOW_CHECK_TICKS === 0 && classqSize(m, PRIO_LOW) > 0) {
-    const g = classqGet(m, PRIO_LOW); // the anti-starvation turn: low work progresses under any load
+    const g = classqGet(m, PRIO_LOW); // the anti-starvation turn: low work progresses under normal load
     if (g !== 0) {
       f64[c + LOW_HITS] += 1; // plain: owner counter
-      return execute(m, p, mi, g, true);
-    }
-  }
-  if (classqSize(m, PRIO_HIGH) > 0) { // the normal path's one extra load
-    const g = classqGet(m, PRIO_HIGH); // one G: a batch would put high Gs on the ring as normal work
-    if (g !== 0) {
-      f64[c + HIGH_HITS] += 1; // plain: owner counter
       return execute(m, p, mi, g, true);
     }
   }
@@ -211,6 +220,14 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
       return execute(m, p, mi, g, true);
     }
   }
+  if (throttled) {
+    g = classqGet(m, PRIO_HIGH); // throttled, and nothing else to run: high work, not charged
+    if (g !== 0) {
+      budgetFree(m, p);
+      f64[c + HIGH_HITS] += 1; // plain: owner counter
+      return execute(m, p, mi, g, true);
+    }
+  }
   return 0;
 }
 
@@ -252,6 +269,7 @@ export function stopM(m: Mem, p: number, mi: number): number {
   }
   if (cg !== 0) {
     schedUnlock(m);
+    if (hits === HIGH_HITS && budgetSpent(m, p)) budgetFree(m, p); // nothing else found: not charged
     m.f64[pCounters(p) + hits] += 1; // plain: owner counter
     return execute(m, p, mi, cg, true);
   }
@@ -318,5 +336,6 @@ export function acquireP(m: Mem, mi: number): number {
   const w = pWord(next - 1);
   Atomics.store(i32, w + P_STATUS_W, P_RUNNING); // pairs with the status loads of thieves
   Atomics.store(i32, w + P_M_W, mi + 1); // read by schedtrace
+  budgetOpen(m, next - 1); // mi has not been timing the P's Gs (DESIGN.md "High work's budget")
   return next - 1;
 }
