@@ -24,6 +24,7 @@
 // and on an engine that cannot run here under CI=true (elsewhere it is skipped with the reason).
 
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENGINES, prepare, root } from './engines.mjs';
 
@@ -79,19 +80,33 @@ function runProcess(argv, hangMs) {
     child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
     child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
     let hung = false;
+    let cpuS = null;
     const timer = setTimeout(() => {
       hung = true;
+      cpuS = cpuSeconds(child.pid);
       try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone already */ }
     }, hangMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, hung, stdout, stderr, ms: performance.now() - t0 });
+      resolve({ code, signal, hung, cpuS, stdout, stderr, ms: performance.now() - t0 });
     });
     child.on('error', (e) => {
       clearTimeout(timer);
       resolve({ code: null, signal: null, hung: false, stdout, stderr: `${stderr}\nspawn failed: ${e.message}`, ms: performance.now() - t0 });
     });
   });
+}
+
+/** CPU seconds a process (all its threads) has used, from /proc (Linux; null elsewhere): tells
+ *  a hung run that spins from one whose threads all sleep. */
+function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from the 3rd on
+    return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, in USER_HZ (100 on Linux)
+  } catch {
+    return null;
+  }
 }
 
 /** What is wrong with a workload's output, or null. */
@@ -121,7 +136,8 @@ function firstError(r) {
 function verdict(workload, r, hangMs) {
   if (r.hung) {
     const said = `${r.stderr}\n${r.stdout}`.trim() === '' ? 'no output' : `its output so far: ${firstError(r)}`;
-    return `hang: still running after ${hangMs / 1000} s, killed (${said})`;
+    const cpu = r.cpuS == null ? '' : `, having used ${r.cpuS.toFixed(1)} s of CPU`;
+    return `hang: still running after ${hangMs / 1000} s${cpu}, killed (${said})`;
   }
   if (r.code !== 0) return `exit ${r.code ?? r.signal}: ${firstError(r)}`;
   const bad = checkOutput(workload, r.stdout);
@@ -184,7 +200,7 @@ function line(s) {
     if (p.na !== null) return `${p.workload} n/a (${p.na})`;
     const hangs = p.hangs > 0 ? `, ${p.hangs} hung` : '';
     const stopped = p.stopped ? `, stopped after ${s.failures} failures` : '';
-    return `${p.workload} ${p.runs - p.failures}/${p.runs} ok${hangs}${stopped} (median ${(median(p.ms) / 1000).toFixed(1)} s)`;
+    return `${p.workload} ${p.runs - p.failures}/${p.runs} ok${hangs}${stopped} (median ${(median(p.ms) / 1000).toFixed(1)} s, max ${(Math.max(0, ...p.ms) / 1000).toFixed(1)} s)`;
   });
   return `${name} ${s.version}: ${s.runs} runs, ${s.failures} failures; ${parts.join('; ')}`;
 }
