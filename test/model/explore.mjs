@@ -12,7 +12,9 @@
 //   synchronization point and may be observed late, or before an earlier plain store.
 // - Plain f64/i64 accesses go straight to memory (after the thread's buffer).
 // - Plain accesses to words no two threads race on by construction (the header, the counter
-//   lines, the coprimes and G directory, the runtime's M words) run without a scheduling point.
+//   lines, the coprimes and G directory, the runtime's M words), and every plain access of a
+//   thread holding sched.lock or the heap lock, run without a scheduling point: for accesses
+//   free of data races, interleaving at the synchronizing ones covers every outcome.
 // - Atomics.wait blocks until a notify; a bounded wait of the lock also ends when every other
 //   thread is blocked (its timeout, as a last resort); a wait shorter than 10 us is a yield:
 //   switching away from it costs no preemption.
@@ -61,6 +63,7 @@ export class World {
     this.snapshot = new Uint8Array(this.memory.buffer).slice();
     this.i32 = new Int32Array(this.memory.buffer);
     this.mBase = this.i32[(L.HEADER + L.H_MBASE) >> 2];
+    this.lockKeys = new Set([L.S_LOCK, L.S_HEAP_LOCK]);
     this.nprocs = this.i32[(L.HEADER + L.H_NPROCS) >> 2];
   }
 
@@ -111,6 +114,7 @@ class Thread {
     this.blocked = null; // { key, finite, seq } while in Atomics.wait
     this.yielded = false;
     this.buf = new Map(); // i32 index -> pending plain store
+    this.locks = 0; // futex mutexes (sched.lock, the heap lock) this thread holds
     this.result = undefined;
   }
 }
@@ -191,9 +195,16 @@ class Run {
         }
         return woken;
       }
-      default:
+      default: {
         this.flush(t);
-        return Atomics[op[0]](...op.slice(1));
+        const v = Atomics[op[0]](...op.slice(1));
+        if (this.world.lockKeys.has(keyOf(a, op[2]))) {
+          // lockWord takes the word by CAS 0 -> 1 or exchange(2) seeing 0; unlockWord swaps in 0.
+          if ((op[0] === 'compareExchange' || op[0] === 'exchange') && v === 0 && op[op.length - 1] !== 0) t.locks++;
+          else if (op[0] === 'exchange' && op[3] === 0) t.locks--;
+        }
+        return v;
+      }
     }
   }
 
@@ -202,6 +213,9 @@ class Run {
     const kind = op[0];
     if (kind !== 'ld' && kind !== 'st') return false;
     const a = op[1];
+    // Under a lock, a plain access touches what the lock guards: no other thread can see it
+    // before the unlock (a data race otherwise, which the twin's comments rule out).
+    if (t.locks > 0) return true;
     if (a instanceof Int32Array && (kind === 'st' || t.buf.has(op[2]))) return true;
     return this.world.quiet(keyOf(a, op[2]));
   }
@@ -337,6 +351,7 @@ export function exploreScenario(sc, { bound = 2, maxDfs = 2000, random = 500, se
       }
       if (stack.length === 0 || count >= maxDfs) break;
     }
+    sc.stats = { dfs: count, exhausted: stack.length === 0, bound };
     const rand = rng(seed);
     for (let k = 0; k < random; k++) {
       const pSwitch = 0.05 + 0.5 * rand();

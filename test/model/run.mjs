@@ -16,6 +16,10 @@ for (const name of only.length !== 0 ? only : ALL) {
   for (const sc of await mod.scenarios('real', [])) {
     try {
       n += exploreScenario(sc, sc.opts);
+      if (process.env.MODEL_VERBOSE) {
+        const st = sc.stats;
+        console.error(`model: ${sc.name}: ${st.dfs} schedules with <= ${st.bound} preemptions (${st.exhausted ? 'all of them' : 'capped'}), then random ones`);
+      }
     } catch (e) {
       failed = true;
       console.error(`model: ${name}: the real code fails: ${e instanceof ModelFailure ? e.message : e.stack}`);

@@ -9,7 +9,7 @@ import {
   FLAG_GLOBAL_ONLY, G_PRIO, G_RUNNABLE, G_RUNNING, G_STATUS, GLOBAL_CHECK_TICKS, LOW_CHECK_TICKS,
   M_NEXTP, M_PARK, M_SPINNING, PARK_P, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS, PC_EXECUTED,
   PC_GLOBAL_HITS, PC_HIGH_HITS, PC_HIGH_THROTTLES, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
-  PC_SPINS, PC_STEAL_MISSES, PC_WAKEUPS, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
+  PC_SPINS, PC_STEAL_MISSES, PC_WAKEUPS, P_RUNNEXT, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
   S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_SIZE, MR_TRACE_BUF,
 } from '../../../assembly/shared/layout.js';
 import { Stop } from '../core.js';
@@ -22,8 +22,8 @@ import {
 } from './idle.js';
 import { schedLock, schedUnlock } from './lock.js';
 import { flags, mWord, nprocs, pCounters, pWord, type Mem } from './mem.js';
-import { runqEmpty, runqGet, runqPut } from './runq.js';
-import { stealWork } from './steal.js';
+import { runqEmpty, runqGet, runqLen, runqPut } from './runq.js';
+import { stealThreshold, stealWork } from './steal.js';
 import { traceSpawn, traceStart, traceSteal } from './trace.js';
 
 const NMSPINNING_W = S_NMSPINNING >> 2;
@@ -34,6 +34,7 @@ const RUNQ_SIZE_W = S_RUNQ_SIZE >> 2;
 const PIDLE_W = S_PIDLE >> 2;
 const P_STATUS_W = P_STATUS >> 2;
 const P_M_W = P_M >> 2;
+const P_RUNNEXT_W = P_RUNNEXT >> 2;
 const SCHEDTICK = P_SCHEDTICK >> 2;
 const PARK = M_PARK >> 2;
 const NEXTP = M_NEXTP >> 2;
@@ -232,14 +233,23 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
 }
 
 /** Is there work an M without a P should come back for: a non-empty global or class queue, or
- *  a P not idle with something queued? Any thread. */
+ *  a P not idle with work a spinner would steal (stealWork's last pass: ring and runnext, at
+ *  least the steal threshold)? Less is its owner's to run: coming back for it would loop
+ *  findRunnable -> stopM -> Retry for as long as the owner runs its current G. Any thread. */
 function workVisible(m: Mem): boolean {
   const i32 = m.i32;
   if (Atomics.load(i32, RUNQ_SIZE_W) > 0) return true; // pairs with the size stores under sched.lock
   if (classqSize(m, PRIO_HIGH) > 0 || classqSize(m, PRIO_LOW) > 0) return true;
   const np = nprocs(m);
+  const thr = stealThreshold(m);
   for (let v = 0; v < np; v++) {
-    if (Atomics.load(i32, pWord(v) + P_STATUS_W) !== P_IDLE && runqEmpty(m, v) === 0) return true; // pairs with the status stores
+    const w = pWord(v);
+    if (Atomics.load(i32, w + P_STATUS_W) === P_IDLE) continue; // pairs with the status stores
+    if (thr <= 1) {
+      if (runqEmpty(m, v) === 0) return true;
+    } else if (runqLen(m, v) + (Atomics.load(i32, w + P_RUNNEXT_W) !== 0 ? 1 : 0) >= thr) { // pairs with the runnext exchange/CAS
+      return true;
+    }
   }
   return false;
 }
