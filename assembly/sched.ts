@@ -9,7 +9,7 @@
 import {
   FLAG_GLOBAL_ONLY, G_PRIO, G_RUNNABLE, G_RUNNING, G_STATUS, M_NEXTP, M_PARK, PARK_P, M_SPINNING, PC_EXECUTED,
   PC_GLOBAL_HITS, PC_HIGH_HITS, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS,
-  PC_STEAL_MISSES, PC_WAKEUPS, PC_HIGH_THROTTLES, P_COUNTERS, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS,
+  PC_STEAL_MISSES, PC_WAKEUPS, PC_HIGH_THROTTLES, P_COUNTERS, P_IDLE, P_M, P_RUNNEXT, P_RUNNING, P_SCHEDTICK, P_STATUS,
   S_MIDLE, S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_HEAD, S_RUNQ_SIZE, GLOBAL_CHECK_TICKS,
   LOW_CHECK_TICKS, MR_TRACE_BUF, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
 } from './shared/layout';
@@ -18,8 +18,8 @@ import { counterAdd, flags, mAddr, nprocs, pAddr } from './mem';
 import { schedLock, schedUnlock } from './lock';
 import { gAddr, gSetStatus } from './gtable';
 import { globrunqGet, globrunqGetBatch, globrunqPut, runqPutBatchTail } from './globrunq';
-import { runqEmpty, runqGetNext, runqGetRing, runqPut } from './runq';
-import { stealWork } from './steal';
+import { runqEmpty, runqGetNext, runqGetRing, runqLen, runqPut } from './runq';
+import { stealThreshold, stealWork } from './steal';
 import { classqGet, classqPopLocked, classqPut, classqSize } from './classq';
 import { mGet, mPutLocked, mRemove, pidleGet, pidlePut } from './idle';
 import { beginAbort } from './abort';
@@ -141,15 +141,24 @@ export function findRunnable(p: i32, m: i32): u32 {
 }
 
 /**
- * Whether any queue has work: the global queue, a class queue, or a non-idle P's ring or
- * runnext. Any thread.
+ * Whether any queue has work an M without a P should come back for: the global queue, a class
+ * queue, or a non-idle P with work a spinner would steal (stealWork's last pass: ring and
+ * runnext, at least the steal threshold). Less is its owner's to run: coming back for it would
+ * loop findRunnable -> stopM -> Retry for as long as the owner runs its current G. Any thread.
  */
 function workAnywhere(): bool {
   if (atomic.load<u32>(S_RUNQ_SIZE) > 0) return true; // pairs with the size stores under sched.lock
   if (classqSize(PRIO_HIGH) > 0 || classqSize(PRIO_LOW) > 0) return true;
   let n = nprocs();
+  let thr = stealThreshold();
   for (let v = 0; v < n; v++) {
-    if (atomic.load<u32>(pAddr(v), P_STATUS) != P_IDLE && !runqEmpty(v)) return true; // pairs with the status stores in acquireP/stopM
+    let pp = pAddr(v);
+    if (atomic.load<u32>(pp, P_STATUS) == P_IDLE) continue; // pairs with the status stores in acquireP/stopM
+    if (thr <= 1) {
+      if (!runqEmpty(v)) return true;
+    } else if (runqLen(v) + (atomic.load<u32>(pp, P_RUNNEXT) != 0 ? 1 : 0) >= thr) { // pairs with the runnext exchange/CAS
+      return true;
+    }
   }
   return false;
 }

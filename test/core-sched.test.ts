@@ -364,6 +364,27 @@ describe.each(BACKENDS)('stopM (%s)', (backend) => {
     expect(wokenMs(h)).toEqual([]);
   });
 
+  it('Sleep, not Retry: a busy P holds fewer Gs than the steal threshold (its owner runs them)', async () => {
+    // Found by the model checker (test/model, park): Retry here took an idle P back, findRunnable
+    // could not steal below the threshold, stopM retried again: an M looping for as long as the
+    // owner ran its current G.
+    const h = await freshCore(backend, { nprocs: 3, maxMs: 4, stealThreshold: 2 });
+    const { core, mem } = h;
+    const [a, b] = startPs(h, 2);
+    queueLocal(h, b.p, takeGs(h, 1));
+    expect(core.findRunnable(a.p, a.m)).toBe(0); // spinning; one G on b is too little to steal
+    expect(mem.m(a.m, L.M_SPINNING)).toBe(1);
+    expect(core.stopM(a.p, a.m)).toBe(Stop.Sleep);
+    expect(mem.nmspinning).toBe(0);
+    expect(mem.midle()).toContain(a.m);
+    // Two Gs reach the threshold: the same M comes back for them.
+    const h2 = await freshCore(backend, { nprocs: 3, maxMs: 4, stealThreshold: 2 });
+    const [a2, b2] = startPs(h2, 2);
+    expect(h2.core.findRunnable(a2.p, a2.m)).toBe(0);
+    queueLocal(h2, b2.p, takeGs(h2, 2));
+    expect(h2.core.stopM(a2.p, a2.m)).toBe(Stop.Retry);
+  });
+
   it('global work at stopM step 1: a G comes back, the P is kept, the next spinner woken for the rest', async () => {
     const h = await freshCore(backend, { nprocs: 3, maxMs: 4 });
     const { core, mem } = h;
