@@ -5,7 +5,7 @@
 // Everything here runs on the main thread (M0), which never holds a P and never blocks.
 
 import {
-  G_JOIN, H_MBASE, HEADER, M_INBOX, M_PARK, M_SIZE, MR_FINISHED, MR_SPAWNED, P_SIZE, PS,
+  H_MBASE, HEADER, M_INBOX, M_PARK, M_SIZE, MR_FINISHED, MR_SPAWNED, P_SIZE, PS,
   FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT, ORDER_ROUND_ROBIN, ORDER_RANDOM,
   PRIO_NORMAL, G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
 } from '../../assembly/shared/layout.js';
@@ -26,6 +26,7 @@ import { SharedRegistry } from './shared-registry.js';
 import { Sysmon } from './sysmon.js';
 import { priorityClass, type Priority } from './priority.js';
 import { casualties, detachOrphans, failCasualties } from './recover.js';
+import { joinWaiterInit } from './joinword.js';
 
 interface Deferred {
   task: Task<unknown>;
@@ -361,7 +362,7 @@ export class Engine implements TaskOwner {
     if (transfer !== undefined) detach(transfer); // the arguments hold their copy now
     if ((token | cls) !== 0) this.views.u32[(a + G_PRIO) >>> 2] = (token << G_TOKEN_SHIFT) | cls; // the tree inherits both
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
-    Atomics.store(this.views.i32, (a + G_JOIN) >>> 2, 1); // waiter: M0 (index 0 + 1)
+    joinWaiterInit(this.views.i32, a, 0); // the main thread (M0) awaits the root
     (t as { g: number }).g = g;
     (t as { gen: number }).gen = this.gs.gen(a);
     this.sysmon.start(); // watches while tasks are in flight (a no-op when it runs already)

@@ -3,10 +3,11 @@
 // Offsets come from the layout; the codec turns values into slots and back.
 
 import {
-  G_ARGC, G_ARGS, G_ARG_TAGS, G_FN, G_GEN, G_INDEX, G_INLINE_ARGS, G_JOIN, G_PARENT, G_PENDING,
+  G_ARGC, G_ARGS, G_ARG_TAGS, G_FN, G_GEN, G_INDEX, G_INLINE_ARGS, G_PARENT,
   G_PRIO, G_RESULT, G_RESULT_TAG, G_SCHEDLINK, G_SIZE, G_SPILL, G_CHUNK_SHIFT, G_CHUNK_MASK, GDIR,
-  TAG_ERROR, TAG_NUMBER, TAG_BLOCK, JOIN_DONE, JOIN_PARENT,
+  TAG_ERROR, TAG_NUMBER, TAG_BLOCK,
 } from '../../assembly/shared/layout.js';
+import { joinArm, joinLink, joinRelease, joinWord } from './joinword.js';
 import type { Core } from '../core/core.js';
 import { Views, writeSlot, readSlot, freeSlot, writeErrorSlot, readErrorSlot, type SharedRegistry, type Heap } from './values.js';
 
@@ -61,15 +62,8 @@ export class GSlots {
   argc(a: number): number { return this.views.u32[(a + G_ARGC) >>> 2]; }
   gen(a: number): number { return this.views.u32[(a + G_GEN) >>> 2]; }
   flags(a: number): number { return this.views.u32[(a + G_PRIO) >>> 2]; }
-  joinWord(a: number): number { return Atomics.load(this.views.i32, (a + G_JOIN) >>> 2); }
-  /** CAS on the join word; returns the value seen. */
-  casJoin(a: number, expect: number, value: number): number {
-    return Atomics.compareExchange(this.views.i32, (a + G_JOIN) >>> 2, expect, value); // pairs with orJoin in finish
-  }
-  /** Atomic OR on the join word; returns the old value. */
-  orJoin(a: number, bits: number): number {
-    return Atomics.or(this.views.i32, (a + G_JOIN) >>> 2, bits); // pairs with casJoin in awaitTask / join
-  }
+  /** The join word (joinword.ts has its transitions). */
+  joinWord(a: number): number { return joinWord(this.views.i32, a); }
   schedlink(a: number): number { return this.views.u32[(a + G_SCHEDLINK) >>> 2]; }
   setSchedlink(a: number, next: number): void { this.views.u32[(a + G_SCHEDLINK) >>> 2] = next; }
 
@@ -201,7 +195,7 @@ export class GSlots {
       this.views.u32[(a + G_SPILL) >>> 2] = spill;
       if (spill + n * 9 > this.views.end) this.views.refresh();
     }
-    Atomics.store(this.views.i32, (a + G_PENDING) >>> 2, n + 1); // the +1 guard: released by the joiner
+    joinArm(this.views.i32, a, n); // n children and the joiner's guard
   }
 
   /** Links child c (at ca) to continuation p at slot i, unless it already finished.
@@ -210,11 +204,7 @@ export class GSlots {
     const v = this.views;
     v.u32[(ca + G_PARENT) >>> 2] = parent;
     v.u32[(ca + G_INDEX) >>> 2] = i;
-    for (;;) {
-      const old = this.joinWord(ca);
-      if (old & JOIN_DONE) return false;
-      if (this.casJoin(ca, old, old | JOIN_PARENT) === old) return true; // pairs with orJoin(DONE) in finish
-    }
+    return joinLink(v.i32, ca);
   }
 
   /** Moves child result (at ca) into slot i of the continuation at pa. */
@@ -232,7 +222,7 @@ export class GSlots {
   indexOf(a: number): number { return this.views.u32[(a + G_INDEX) >>> 2]; }
   /** Decrements a continuation's pending count; true when this was the last. */
   release(pa: number): boolean {
-    return Atomics.sub(this.views.i32, (pa + G_PENDING) >>> 2, 1) === 1; // pairs with the other children's subs
+    return joinRelease(this.views.i32, pa);
   }
 
 }

@@ -9,7 +9,7 @@
 import {
   G_DEAD, G_RUNNING, G_WAITING, H_MBASE, HEADER, MR_TRACE_BUF, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
   MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE,
-  JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK, M_INBOX, M_PARK, M_SIZE, MR_ASYNC,
+  JOIN_DONE, M_INBOX, M_PARK, M_SIZE, MR_ASYNC,
   MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES, S_RT_GIVEBACK,
   SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK, PRIO_HIGH,
 } from '../../assembly/shared/layout.js';
@@ -22,6 +22,7 @@ import { GSlots } from './gslots.js';
 import { macrotask, now } from './platform.js';
 import { JoinRequest, Task, type TaskOwner } from './task.js';
 import { pushInbox } from './inbox.js';
+import { JOIN_TO_NOBODY, JOIN_TO_PARENT, joinAwait, joinDetach, joinFinish, joinLinked } from './joinword.js';
 import { EV_PARK, EV_SETTLE, EV_UNPARK, TraceWriter, traceClock } from './trace.js';
 import type { Views } from './values.js';
 
@@ -420,7 +421,7 @@ export class M implements TaskOwner, ContextHost {
     if (ctx.children !== null) this.detach(ctx);
     if (ctx.controller !== null) this.unwatch(ctx);
     const name = this.names[gs.fn(a)];
-    if (gs.joinWord(a) & JOIN_PARENT) {
+    if (joinLinked(this.views.i32, a)) {
       // Already linked to a join continuation, which nobody else can await or detach: write
       // the result straight into its slot; no DONE bit is needed (the parent's count is).
       const pg = gs.parentOf(a);
@@ -432,18 +433,18 @@ export class M implements TaskOwner, ContextHost {
     } else {
       gs.setResult(a, value, isError, name);
       this.setStatus(g, a, from, G_DEAD);
-      const old = gs.orJoin(a, JOIN_DONE); // publish the result: pairs with the casJoin of awaitTask/linkChild
-      if (old & JOIN_PARENT) {
+      const to = joinFinish(this.views.i32, a); // publish the result: who takes it
+      if (to === JOIN_TO_PARENT) {
         const pg = gs.parentOf(a);
         const pa = gs.addr(pg);
         gs.moveResultToParent(a, pa, gs.indexOf(a));
         this.core.gfPut(this.p, g);
         if (gs.release(pa)) this.core.ready(this.p, pg, 1);
-      } else if (old & JOIN_WAITER_MASK) {
-        const wm = (old & JOIN_WAITER_MASK) - 1;
+      } else if (to > 0) {
+        const wm = to - 1;
         if (wm === this.mid) this.deliverLocal(g, a);
         else pushInbox(this.views, wm, g, a);
-      } else if (old & JOIN_DETACHED) {
+      } else if (to === JOIN_TO_NOBODY) {
         gs.dropResult(a);
         this.core.gfPut(this.p, g);
       }
@@ -497,8 +498,7 @@ export class M implements TaskOwner, ContextHost {
   private detachOne(t: Task<unknown>): void {
     t.use = 3;
     const ca = this.gs.addr(t.g);
-    const old = this.gs.orJoin(ca, JOIN_DETACHED); // pairs with finish's orJoin(DONE)
-    if (old & JOIN_DONE) { this.gs.dropResult(ca); this.core.gfPut(this.p, t.g); }
+    if (joinDetach(this.views.i32, ca) & JOIN_DONE) { this.gs.dropResult(ca); this.core.gfPut(this.p, t.g); }
   }
 
   /** Detaches the children a finishing async task neither awaited nor joined. */
@@ -542,16 +542,12 @@ export class M implements TaskOwner, ContextHost {
     const gs = this.gs;
     const a = gs.addr(task.g);
     if (gs.gen(a) !== task.gen) return Promise.reject(new Error(`task '${task.name}': its handle outlived its parent task`));
-    for (;;) {
-      const old = gs.joinWord(a);
-      if (old & JOIN_DONE) {
-        const out = { ok: true, value: undefined as unknown };
-        gs.takeResult(a, out);
-        this.views.u32[(a + G_PARENT) >>> 2] = 0; // consumed without a join bit: not an orphan (recover.ts)
-        this.core.gfPut(this.p, task.g);
-        return out.ok ? Promise.resolve(out.value) : Promise.reject(out.value);
-      }
-      if (gs.casJoin(a, old, old | (this.mid + 1)) === old) break; // pairs with finish's orJoin(DONE)
+    if (joinAwait(this.views.i32, a, this.mid)) { // done already: take it now
+      const out = { ok: true, value: undefined as unknown };
+      gs.takeResult(a, out);
+      this.views.u32[(a + G_PARENT) >>> 2] = 0; // consumed without a join bit: not an orphan (recover.ts)
+      this.core.gfPut(this.p, task.g);
+      return out.ok ? Promise.resolve(out.value) : Promise.reject(out.value);
     }
     return new Promise((resolve, reject) => { this.waiters.set(task.g, { resolve, reject }); });
   }

@@ -15,6 +15,7 @@ import {
 import type { Core } from '../core/core.js';
 import type { GSlots } from './gslots.js';
 import { pushInbox } from './inbox.js';
+import { JOIN_TO_NOBODY, JOIN_TO_PARENT, joinDetach, joinFinish, joinLinked, joinWord } from './joinword.js';
 
 /**
  * Fails G g (G_RUNNING or G_WAITING on the dead M) with `err`: into its join parent's slot, to
@@ -24,7 +25,7 @@ import { pushInbox } from './inbox.js';
 export function failG(gs: GSlots, core: Core, g: number, err: Error, label: string): void {
   const a = gs.addr(g);
   const v = gs.views;
-  if (gs.joinWord(a) & JOIN_PARENT) {
+  if (joinLinked(v.i32, a)) {
     const pg = gs.parentOf(a);
     const pa = gs.addr(pg);
     gs.setParentSlot(pa, gs.indexOf(a), err, true, label);
@@ -35,16 +36,16 @@ export function failG(gs: GSlots, core: Core, g: number, err: Error, label: stri
   }
   gs.setResult(a, err, true, label);
   Atomics.store(v.i32, (a + G_STATUS) >>> 2, G_DEAD);
-  const old = gs.orJoin(a, JOIN_DONE); // publish: pairs with the casJoin of awaitTask/linkChild
-  if (old & JOIN_PARENT) {
+  const to = joinFinish(v.i32, a); // publish: who takes it
+  if (to === JOIN_TO_PARENT) {
     const pg = gs.parentOf(a);
     const pa = gs.addr(pg);
     gs.moveResultToParent(a, pa, gs.indexOf(a));
     core.gfPut(-1, g);
     if (gs.release(pa)) core.ready(-1, pg, 1);
-  } else if (old & JOIN_WAITER_MASK) {
-    pushInbox(v, (old & JOIN_WAITER_MASK) - 1, g, a);
-  } else if (old & JOIN_DETACHED) {
+  } else if (to > 0) {
+    pushInbox(v, to - 1, g, a);
+  } else if (to === JOIN_TO_NOBODY) {
     gs.dropResult(a);
     core.gfPut(-1, g);
   }
@@ -100,8 +101,8 @@ export function detachOrphans(gs: GSlots, core: Core, mid: number): number {
   let n = 0;
   for (let g = 1; g < gcap; g++) {
     const a = gs.addr(g);
-    if (gs.parentOf(a) !== want || (gs.joinWord(a) & (JOIN_WAITER_MASK | JOIN_PARENT | JOIN_DETACHED)) !== 0) continue;
-    const old = gs.orJoin(a, JOIN_DETACHED); // pairs with finish's orJoin(DONE)
+    if (gs.parentOf(a) !== want || (joinWord(v.i32, a) & (JOIN_WAITER_MASK | JOIN_PARENT | JOIN_DETACHED)) !== 0) continue;
+    const old = joinDetach(v.i32, a);
     if (old & (JOIN_WAITER_MASK | JOIN_PARENT | JOIN_DETACHED)) continue; // consumed meanwhile: not an orphan
     if (old & JOIN_DONE) { gs.dropResult(a); core.gfPut(-1, g); }
     n++;

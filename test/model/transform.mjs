@@ -1,4 +1,5 @@
-// Builds a model-checking variant of the TypeScript twin (bindings/core/ts/): the same source,
+// Builds a model-checking variant of the TypeScript twin (bindings/core/ts/, with the runtime's
+// protocol modules that use no other runtime file, bindings/runtime/joinword.ts): the same source,
 // compiled so that a controlled scheduler can stop a simulated thread at every shared access.
 //
 // Every function declaration becomes a generator and every call between twin functions a
@@ -23,6 +24,9 @@ const CORE = path.join(ROOT, 'bindings/core/core.ts');
 const OUT = path.join(ROOT, 'node_modules/.cache/stealwork-model');
 const VIEWS = new Set(['i32', 'f64', 'i64']);
 const TWIN_FILES = fs.readdirSync(TWIN).filter((f) => f.endsWith('.ts') && f !== 'index.ts');
+/** Runtime protocol modules the models drive beside the twin (no other runtime imports). */
+const RUNTIME = path.join(ROOT, 'bindings/runtime');
+const RUNTIME_FILES = ['joinword.ts'];
 
 /** Is e a view on the shared memory, by the twin's naming (`i32`, `m.f64`, ...)? */
 function isView(e) {
@@ -116,6 +120,7 @@ function transformer(fns, file) {
 function relink(js) {
   return js
     .replaceAll("'../../../assembly/shared/layout.js'", "'./layout.js'")
+    .replaceAll("'../../assembly/shared/layout.js'", "'./layout.js'")
     .replaceAll("'../core.js'", "'./core.js'");
 }
 
@@ -139,7 +144,10 @@ export async function buildVariant(name, consts, bugs = []) {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const opts = { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } };
-  const sources = new Map(TWIN_FILES.map((file) => [file, fs.readFileSync(path.join(TWIN, file), 'utf8')]));
+  const sources = new Map([
+    ...TWIN_FILES.map((file) => [file, fs.readFileSync(path.join(TWIN, file), 'utf8')]),
+    ...RUNTIME_FILES.map((file) => [file, fs.readFileSync(path.join(RUNTIME, file), 'utf8')]),
+  ]);
   for (const bug of bugs) {
     const src = sources.get(bug.file);
     if (src === undefined) throw new Error(`model transform: no twin file ${bug.file}`);
@@ -160,7 +168,7 @@ export async function buildVariant(name, consts, bugs = []) {
   fs.writeFileSync(path.join(dir, 'layout.js'), ts.transpileModule(layoutSrc, opts).outputText);
   fs.writeFileSync(path.join(dir, 'core.js'), ts.transpileModule(fs.readFileSync(CORE, 'utf8'), opts).outputText);
   const modules = {};
-  for (const file of TWIN_FILES) {
+  for (const file of [...TWIN_FILES, ...RUNTIME_FILES]) {
     const base = file.replace(/\.ts$/, '');
     modules[base] = await import(pathToFileURL(path.join(dir, `${base}.js`)).href);
   }

@@ -1,0 +1,101 @@
+// The join word and the join count of a G (docs/DESIGN.md "Results and joins"): who takes a
+// finished G's result, exactly once. Every transition of both words is here, so the model
+// checker (test/model/protocols/join.mjs) runs this file as the runtime does.
+//
+// G_JOIN: JOIN_DONE | JOIN_PARENT | JOIN_DETACHED | JOIN_ERROR | waiter M index + 1 (low 16 bits).
+//   JOIN_DONE      finish / failG (joinFinish), after the result is stored: Atomics.or
+//   waiter         awaitTask (joinAwait): CAS, only while not done; submit (joinWaiterInit) for
+//                  a root, before the G is readied
+//   JOIN_PARENT    ctx.join's linkChild (joinLink): CAS, only while not done
+//   JOIN_DETACHED  detachOne, detachOrphans (joinDetach): Atomics.or
+// Whoever sets its bit second sees the other's in the value it replaced, and hands the result
+// on: the finisher to the waiter, parent or nobody; the waiter or linker takes it itself; the
+// detacher frees it. The CAS writers never set a bit over DONE.
+//
+// G_PENDING of a join continuation: its children not yet delivered plus the joiner's guard
+// (joinArm); each delivery and the guard's drop subtract 1 (joinRelease), and whoever takes it
+// to 0 readies the continuation. The guard keeps it from reaching 0 while the joiner is still
+// linking children.
+//
+// Callers: m.ts (finish, join, awaitTask, detachOne), gslots.ts (linkChild, release,
+// makeContinuation), recover.ts (failG, detachOrphans), engine.ts (submit). Any thread; a is the G's byte address.
+
+import {
+  G_JOIN, G_PENDING, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
+} from '../../assembly/shared/layout.js';
+
+/** joinFinish: the result goes into the join parent's slot (then joinRelease the parent). */
+export const JOIN_TO_PARENT = -1;
+/** joinFinish: the G was detached: free its result and the G. */
+export const JOIN_TO_NOBODY = -2;
+
+/** The join word of the G at a. Any thread. */
+export function joinWord(i32: Int32Array, a: number): number {
+  return Atomics.load(i32, (a + G_JOIN) >>> 2); // pairs with the RMWs below
+}
+
+/** submit: the main thread (M0) will await this root G. Before the G is readied (nobody else
+ *  can see it yet). */
+export function joinWaiterInit(i32: Int32Array, a: number, mid: number): void {
+  Atomics.store(i32, (a + G_JOIN) >>> 2, mid + 1); // published by ready's queue put
+}
+
+/** Is the G at a linked to a join continuation already (its finisher may then write straight
+ *  into the parent's slot: nobody else can await or detach it)? The G's own M. */
+export function joinLinked(i32: Int32Array, a: number): boolean {
+  return (Atomics.load(i32, (a + G_JOIN) >>> 2) & JOIN_PARENT) !== 0; // pairs with joinLink's CAS
+}
+
+/**
+ * finish / failG, after storing the G's result: publishes it (JOIN_DONE) and says who takes it:
+ * JOIN_TO_PARENT, a waiter's M index + 1 (> 0: push it on that M's inbox), JOIN_TO_NOBODY, or
+ * 0 (nobody yet: the handle's owner will find it done). The finishing M.
+ */
+export function joinFinish(i32: Int32Array, a: number): number {
+  const old = Atomics.or(i32, (a + G_JOIN) >>> 2, JOIN_DONE); // release: pairs with the CAS of joinAwait/joinLink, the or of joinDetach
+  if ((old & JOIN_PARENT) !== 0) return JOIN_TO_PARENT;
+  if ((old & JOIN_WAITER_MASK) !== 0) return old & JOIN_WAITER_MASK;
+  if ((old & JOIN_DETACHED) !== 0) return JOIN_TO_NOBODY;
+  return 0;
+}
+
+/** awaitTask: makes M mid the G's waiter unless it is done; true when done (take the result
+ *  now), false when the finisher will push it on mid's inbox. The awaiting M. */
+export function joinAwait(i32: Int32Array, a: number, mid: number): boolean {
+  const w = (a + G_JOIN) >>> 2;
+  for (;;) {
+    const old = Atomics.load(i32, w); // acquire: pairs with joinFinish's or
+    if ((old & JOIN_DONE) !== 0) return true;
+    if (Atomics.compareExchange(i32, w, old, old | (mid + 1)) === old) return false; // pairs with joinFinish's or
+  }
+}
+
+/** linkChild: links the child at ca to its join continuation unless it is done; true when
+ *  linked, false when the caller must move its result now. The joining M. */
+export function joinLink(i32: Int32Array, ca: number): boolean {
+  const w = (ca + G_JOIN) >>> 2;
+  for (;;) {
+    const old = Atomics.load(i32, w); // acquire: pairs with joinFinish's or
+    if ((old & JOIN_DONE) !== 0) return false;
+    if (Atomics.compareExchange(i32, w, old, old | JOIN_PARENT) === old) return true; // pairs with joinFinish's or
+  }
+}
+
+/** detachOne / detachOrphans: nobody will read the G's result. Returns the word before; with
+ *  JOIN_DONE in it the caller frees the result and the G now. The handle's owner (or the main
+ *  thread for a dead M's handles). */
+export function joinDetach(i32: Int32Array, a: number): number {
+  return Atomics.or(i32, (a + G_JOIN) >>> 2, JOIN_DETACHED); // pairs with joinFinish's or
+}
+
+/** makeContinuation: n children to wait for, plus the joiner's guard. The joining M, before
+ *  any joinLink. */
+export function joinArm(i32: Int32Array, pa: number, n: number): void {
+  Atomics.store(i32, (pa + G_PENDING) >>> 2, n + 1); // the +1 guard: dropped by the joiner's last joinRelease
+}
+
+/** One child's result is in the continuation's slot, or the joiner drops its guard: true when
+ *  that was the last (ready the continuation). Any thread. */
+export function joinRelease(i32: Int32Array, pa: number): boolean {
+  return Atomics.sub(i32, (pa + G_PENDING) >>> 2, 1) === 1; // pairs with the other releases
+}

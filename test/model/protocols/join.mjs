@@ -1,0 +1,139 @@
+// join: the join word and join count of bindings/runtime/joinword.ts, driven as the runtime's
+// finish, failG, awaitTask, ctx.join (linkChild, release) and detachOne / detachOrphans drive
+// them (docs/DESIGN.md "Results and joins", "Crashed workers"). Each result is delivered exactly
+// once with the value stored before it was published; each finished G is freed exactly once
+// (no leak); a continuation is readied exactly once, with every child's result in its slots.
+// Test code only.
+
+import { world } from '../common.mjs';
+
+export const protocol = 'join';
+
+export const bugs = [
+  {
+    name: 'join-no-guard', // a join count without the joiner's guard
+    edits: [{
+      file: 'joinword.ts',
+      from: 'Atomics.store(i32, (pa + G_PENDING) >>> 2, n + 1);',
+      to: 'Atomics.store(i32, (pa + G_PENDING) >>> 2, n);',
+    }],
+  },
+  {
+    name: 'join-await-store', // awaitTask sets its waiter bits by a store instead of a CAS
+    edits: [{
+      file: 'joinword.ts',
+      from: 'if (Atomics.compareExchange(i32, w, old, old | (mid + 1)) === old) return false;',
+      to: 'Atomics.store(i32, w, old | (mid + 1)); return false;',
+    }],
+  },
+];
+
+export async function scenarios(variant, edits) {
+  const w = await world(variant, edits, [2, 3, 8, 16, 0, 1, 1]);
+  const C1 = 1, C2 = 2, PARENT = 3;
+  /** Per-schedule ghost state and the runtime's roles, over the G addresses. */
+  const roles = (w) => {
+    const { T, L } = w;
+    const m = w.mem();
+    const addr = (g) => w.runDirect(T.gtable.gAddr(m, g));
+    const g = { freed: new Map(), delivered: [], readied: 0, inbox: [], err: '' };
+    const free = (x) => g.freed.set(x, (g.freed.get(x) ?? 0) + 1);
+    const RESULT = (x) => (addr(x) + L.G_RESULT_TAG) >> 2; // the stored result (a plain word)
+    const SLOT = (i) => (addr(PARENT) + L.G_ARGS + 8 * i) >> 2; // the parent's argument slot i
+    const J = T.joinword;
+    /** finish / failG of child x with result v (children of PARENT at slot i when linked). */
+    function* finish(mm, x, v, i) {
+      const i32 = mm.i32;
+      if (yield* J.joinLinked(i32, addr(x))) { // straight into the parent's slot
+        yield ['st', i32, SLOT(i), v];
+        free(x);
+        if (yield* J.joinRelease(i32, addr(PARENT))) yield* ready(mm);
+        return;
+      }
+      yield ['st', i32, RESULT(x), v];
+      const to = yield* J.joinFinish(i32, addr(x));
+      if (to === J.JOIN_TO_PARENT) {
+        yield ['st', i32, SLOT(i), yield ['ld', i32, RESULT(x)]];
+        free(x);
+        if (yield* J.joinRelease(i32, addr(PARENT))) yield* ready(mm);
+      } else if (to > 0) {
+        g.inbox.push([to - 1, x]); // pushInbox: that M's deliverLocal takes it
+      } else if (to === J.JOIN_TO_NOBODY) {
+        free(x);
+      }
+    }
+    /** The continuation is readied: its slots must hold both children's results. */
+    function* ready(mm) {
+      g.readied++;
+      const got = [yield ['ld', mm.i32, SLOT(0)], yield ['ld', mm.i32, SLOT(1)]];
+      if (got[0] !== 11 || got[1] !== 22) g.err ||= `continuation readied with slots ${got}`;
+    }
+    /** ctx.join over C1, C2: arm, link each (moving a finished child's result now), drop the guard. */
+    function* join(mm) {
+      const i32 = mm.i32;
+      yield* J.joinArm(i32, addr(PARENT), 2);
+      for (const [i, x] of [[0, C1], [1, C2]]) {
+        if (!(yield* J.joinLink(i32, addr(x)))) {
+          yield ['st', i32, SLOT(i), yield ['ld', i32, RESULT(x)]];
+          free(x);
+          if (yield* J.joinRelease(i32, addr(PARENT))) g.err ||= 'a child release took the count to 0 under the guard';
+        }
+      }
+      if (yield* J.joinRelease(i32, addr(PARENT))) yield* ready(mm);
+    }
+    /** awaitTask by M mid: take it now, or wait for the finisher's inbox push. */
+    function* awaitTask(mm, x, mid) {
+      if (yield* J.joinAwait(mm.i32, addr(x), mid)) {
+        g.delivered.push(yield ['ld', mm.i32, RESULT(x)]);
+        free(x);
+      }
+    }
+    /** detachOne (orphans: detachOrphans' form, which skips a G someone consumed). */
+    function* detach(mm, x, orphan) {
+      const i32 = mm.i32;
+      const CONSUMED = L.JOIN_WAITER_MASK | L.JOIN_PARENT | L.JOIN_DETACHED;
+      if (orphan && ((yield* J.joinWord(i32, addr(x))) & CONSUMED) !== 0) return;
+      const old = yield* J.joinDetach(i32, addr(x));
+      if (orphan && (old & CONSUMED) !== 0) return;
+      if ((old & L.JOIN_DONE) !== 0) free(x);
+    }
+    /** The inbox deliveries after the threads stop (deliverLocal on each waiter's M). */
+    function drainInboxes() {
+      const i32 = w.view();
+      for (const [, x] of g.inbox) {
+        g.delivered.push(i32[RESULT(x)]);
+        free(x);
+      }
+      g.inbox = [];
+    }
+    const freedOnce = (xs) => {
+      for (const x of xs) if (g.freed.get(x) !== 1) return `G ${x} freed ${g.freed.get(x) ?? 0} times`;
+      return '';
+    };
+    return { g, finish, join, awaitTask, detach, drainInboxes, freedOnce };
+  };
+  const sc = (name, body, final, opts) => ({
+    name, world: w, opts,
+    setup(w) {
+      const r = roles(w);
+      return { threads: body(r, w), check: () => r.g.err, final: () => r.g.err || final(r) };
+    },
+  });
+  return [
+    sc('join: awaitTask vs finish', (r, w) => [r.finish(w.mem(), C1, 11, 0), r.awaitTask(w.mem(), C1, 1)], (r) => {
+      r.drainInboxes();
+      if (r.g.delivered.length !== 1 || r.g.delivered[0] !== 11) return `results delivered: [${r.g.delivered}], want [11]`;
+      return r.freedOnce([C1]);
+    }, { bound: 2, maxDfs: 2000, random: 200 }),
+    sc('join: ctx.join vs two finishing children', (r, w) => [
+      r.join(w.mem()), r.finish(w.mem(), C1, 11, 0), r.finish(w.mem(), C2, 22, 1),
+    ], (r) => (r.g.readied !== 1 ? `continuation readied ${r.g.readied} times` : r.freedOnce([C1, C2])),
+    { bound: 2, maxDfs: 3000, random: 300 }),
+    sc('join: detachOne vs finish', (r, w) => [r.finish(w.mem(), C1, 11, 0), r.detach(w.mem(), C1, false)],
+      (r) => r.freedOnce([C1]), { bound: 2, maxDfs: 1000, random: 100 }),
+    // Crash recovery: failG (the same transitions as finish, on the main thread) fails a G
+    // while detachOrphans detaches its dead spawner's handle.
+    sc('join: failG vs detachOrphans', (r, w) => [r.finish(w.mem(), C1, 11, 0), r.detach(w.mem(), C1, true)],
+      (r) => r.freedOnce([C1]), { bound: 2, maxDfs: 1000, random: 100 }),
+  ];
+}
