@@ -281,11 +281,16 @@ describe('close and destroy', () => {
 
   test('close({ force: true }): the running task finishes, the queued ones fail with AbortError', async () => {
     const [a, b] = await both(async (pool) => {
-      const flag = new SharedArrayBuffer(4);
-      const running = pool.run({ flag, ms: 100 }, { name: 'spinFlagged' });
-      while (Atomics.load(new Int32Array(flag), 0) === 0) await new Promise((r) => setTimeout(r, 2)); // it started
+      const flag = new SharedArrayBuffer(8);
+      const words = new Int32Array(flag);
+      const running = pool.run({ flag, value: 100 }, { name: 'holdUntilReleased' });
+      while (Atomics.load(words, 0) === 0) await new Promise((r) => setTimeout(r, 2)); // it started
       const queued = [outcome(pool.run(1)), outcome(pool.run(2))];
-      await within(pool.close({ force: true }), 20_000, 'close');
+      const closing = pool.close({ force: true });
+      await new Promise((r) => setTimeout(r, 20));
+      Atomics.store(words, 1, 1); // the running task may end now: the queued ones were refused before
+      Atomics.notify(words, 1);
+      await within(closing, 20_000, 'close');
       return [await outcome(running), ...(await Promise.all(queued))];
     }, { maxThreads: 1, minThreads: 1 });
     expect(a[0]).toEqual({ ok: 100 });
