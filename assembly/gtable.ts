@@ -11,7 +11,7 @@ import {
 } from './shared/layout';
 import { counterAdd, flags } from './mem';
 import { heapLock, heapUnlock } from './lock';
-import { brkAlloc } from './heap';
+import { sbrk } from './heap';
 import { gfPushBatch } from './gfree';
 import { beginAbort } from './abort';
 
@@ -22,7 +22,7 @@ export function gAddr(g: u32): usize {
 }
 
 /** Whether from -> to is a legal G transition (DESIGN.md "G states"). Any thread. */
-function legalTransition(from: u32, to: u32): bool {
+function legal(from: u32, to: u32): bool {
   switch (to) {
     case G_DEAD: return from == G_IDLE || from == G_RUNNING || from == G_WAITING || from == G_RUNNABLE;
     case G_RUNNABLE: return from == G_DEAD || from == G_WAITING;
@@ -43,11 +43,11 @@ export function gSetStatus(g: u32, from: u32, to: u32): void {
     store<u32>(gp, to, G_STATUS); // plain: the run-queue or join atomic that hands g over publishes it
     return;
   }
-  let legal = legalTransition(from, to);
-  let was = legal
+  let ok = legal(from, to);
+  let was = ok
     ? atomic.cmpxchg<u32>(gp, from, to, G_STATUS) // pairs with other gSetStatus CAS and loads
     : atomic.load<u32>(gp, G_STATUS); // pairs with the status store/CAS of the last transition
-  if (!legal || was != from) {
+  if (!ok || was != from) {
     beginAbort();
     throw new Error('gSetStatus: bad transition g=' + g.toString() + ' from=' + from.toString() +
       ' to=' + to.toString() + ' (is ' + was.toString() + ')');
@@ -72,7 +72,7 @@ export function growTable(seenGcap: u32): bool {
     heapUnlock();
     return false;
   }
-  let chunk = brkAlloc(G_CHUNK * G_SIZE, LINE);
+  let chunk = sbrk(G_CHUNK * G_SIZE, LINE);
   if (chunk == 0) {
     heapUnlock();
     return false;

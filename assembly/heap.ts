@@ -25,7 +25,7 @@ const MEM_LIMIT: u64 = 0xffff0000;
 const MAX_USER_SIZE: u32 = (1 << (HEAP_CLASSES - 1 + HEAP_MIN_SHIFT)) - BLOCK_HEADER;
 
 /** Grows the memory, in whole pages, until it reaches byte `end`; false when it cannot. Holds the heap lock (or init). */
-export function reachMemory(end: u64): bool {
+export function memReach(end: u64): bool {
   if (end > MEM_LIMIT) return false;
   let have = <u64>memory.size() << 16;
   if (end <= have) return true;
@@ -33,7 +33,7 @@ export function reachMemory(end: u64): bool {
 }
 
 /** Records the memory's size in H_MEMBYTES. Holds the heap lock (or init). */
-export function recordMemory(): void {
+export function memRecord(): void {
   let have = <u64>memory.size() << 16;
   if (have > MEM_LIMIT) have = MEM_LIMIT;
   atomic.store<u32>(HEADER, <u32>have, H_MEMBYTES); // pairs with the TS twin's view refresh
@@ -43,10 +43,10 @@ export function recordMemory(): void {
  * Makes sure the memory reaches byte `end` (growing it in whole pages) and H_MEMBYTES says so.
  * False when the memory cannot grow that far. Holds the heap lock (or init).
  */
-export function ensureMemory(end: u64): bool {
+export function memEnsure(end: u64): bool {
   if (end <= <u64>load<u32>(HEADER, H_MEMBYTES)) return true; // plain: only the heap lock holder writes it
-  if (!reachMemory(end)) return false;
-  recordMemory();
+  if (!memReach(end)) return false;
+  memRecord();
   return true;
 }
 
@@ -54,17 +54,17 @@ export function ensureMemory(end: u64): bool {
  * Bumps brk by `size` bytes from brk rounded up to `align` (a power of two), growing memory as
  * needed. Returns the start, or 0 when memory is exhausted. Holds the heap lock (or init).
  */
-export function brkAlloc(size: u32, align: u32): usize {
+export function sbrk(size: u32, align: u32): usize {
   let brk = <u64>load<u32>(HEADER, H_BRK); // plain: only the heap lock holder writes brk
   let start = (brk + <u64>align - 1) & ~(<u64>align - 1);
   let end = start + <u64>size;
-  if (!ensureMemory(end)) return 0;
+  if (!memEnsure(end)) return 0;
   atomic.store<u32>(HEADER, <u32>end, H_BRK); // pairs with readers of brk (stats, tests)
   return <usize>start;
 }
 
 /** Size class of a request: c = max(0, ceil(log2(size + 8)) - 4). Any thread. */
-@inline export function sizeClass(size: u32): u32 {
+@inline export function heapClass(size: u32): u32 {
   let bytes = size + BLOCK_HEADER;
   let log2 = 32 - clz<u32>(bytes - 1); // ceil(log2(bytes)), bytes >= 8
   return log2 > HEAP_MIN_SHIFT ? log2 - HEAP_MIN_SHIFT : 0;
@@ -73,7 +73,7 @@ export function brkAlloc(size: u32, align: u32): usize {
 /** Address of at least `size` user bytes (8-aligned, not zeroed), 0 when memory is exhausted. Any thread. */
 export function heapAlloc(size: u32): usize {
   if (size > MAX_USER_SIZE) return 0;
-  let c = sizeClass(size);
+  let c = heapClass(size);
   let blockSize: u32 = 1 << (c + HEAP_MIN_SHIFT);
   let list = <usize>S_HEAP_FREE + (<usize>c << 2);
   heapLock();
@@ -81,7 +81,7 @@ export function heapAlloc(size: u32): usize {
   if (block != 0) {
     store<u32>(list, load<u32>(block)); // plain pop: heap lock held; the block's first word links the next
   } else {
-    block = brkAlloc(blockSize, 1 << HEAP_MIN_SHIFT);
+    block = sbrk(blockSize, 1 << HEAP_MIN_SHIFT);
     if (block == 0) {
       heapUnlock();
       return 0;

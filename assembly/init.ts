@@ -6,7 +6,7 @@ import {
   MAX_MS, MAX_PROCS, M_SIZE, PS, P_ID, P_RAND, P_SIZE,
 } from './shared/layout';
 import { pAddr } from './mem';
-import { reachMemory, recordMemory } from './heap';
+import { memReach, memRecord } from './heap';
 import { growTable } from './gtable';
 import { coprimesInit } from './steal';
 import { pidlePut } from './idle';
@@ -46,7 +46,7 @@ export function init(nprocs: i32, maxMs: i32, gcapInit: u32, gmax: u32, flags: u
 
   let mBase = <u32>PS + <u32>nprocs * <u32>P_SIZE;
   let brk = mBase + <u32>maxMs * <u32>M_SIZE;
-  if (!reachMemory(<u64>brk)) {
+  if (!memReach(<u64>brk)) {
     beginAbort();
     throw new Error('init: cannot grow memory to ' + brk.toString() + ' bytes');
   }
@@ -63,7 +63,7 @@ export function init(nprocs: i32, maxMs: i32, gcapInit: u32, gmax: u32, flags: u
   store<u32>(HEADER, stealThreshold, H_STEAL_THRESHOLD);
   store<u32>(HEADER, PS, H_PBASE);
   store<u32>(HEADER, mBase, H_MBASE);
-  recordMemory();
+  memRecord();
   coprimesInit(<u32>nprocs);
 
   for (let p = nprocs - 1; p >= 0; p--) {
