@@ -101,7 +101,7 @@ describe.each(['wasm', 'js'] as const)('runtime (%s backend)', (backend) => {
     const j = await s.run('failJoin').catch((x: unknown) => x) as Error;
     expect(j.message).toBe('child failed');
     const u = await s.run('nope' as never).catch((x: unknown) => x) as Error;
-    expect(u).toBeInstanceOf(TypeError);
+    expect(u).toBeInstanceOf(StealworkError);
     expect(u.message).toMatch(/unknown task 'nope'.*'fibc'/);
     const uc = await s.run('unknownChild').catch((x: unknown) => x) as Error;
     expect(uc.message).toMatch(/unknown task 'nope'/);

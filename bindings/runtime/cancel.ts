@@ -58,3 +58,36 @@ export function isCancelled(views: Views, t: number): boolean {
   return Atomics.load(views.u8, base + t) !== 0; // pairs with CancelTokens.cancel
 }
 
+
+/**
+ * One 'abort' listener per AbortSignal, however many root tasks share it: Node warns
+ * (MaxListenersExceededWarning) past 10 listeners on one signal, and an application may hand
+ * one signal to thousands of spawns. `watch` adds `onAbort` to the signal's set (adding the one
+ * listener on first use) and returns the function that takes it out again (removing the listener
+ * with the last one). Main thread.
+ */
+export class SignalWatch {
+  private readonly watched = new WeakMap<AbortSignal, { fns: Set<() => void>; fire: () => void }>();
+
+  watch(signal: AbortSignal, onAbort: () => void): () => void {
+    let w = this.watched.get(signal);
+    if (w === undefined) {
+      const fns = new Set<() => void>();
+      const fire = (): void => {
+        this.watched.delete(signal);
+        for (const f of fns) f();
+        fns.clear();
+      };
+      w = { fns, fire };
+      this.watched.set(signal, w);
+      signal.addEventListener('abort', fire, { once: true });
+    }
+    const entry = w;
+    entry.fns.add(onAbort);
+    return () => {
+      if (!entry.fns.delete(onAbort) || entry.fns.size !== 0) return;
+      if (this.watched.get(signal) === entry) this.watched.delete(signal);
+      signal.removeEventListener('abort', entry.fire);
+    };
+  }
+}

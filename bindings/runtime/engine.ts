@@ -11,7 +11,7 @@ import {
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, type Core } from '../core/index.js';
 import { AbortError, StealworkError, WorkerCrashedError, closedError, unknownTaskError } from './errors.js';
-import { CancelTokens } from './cancel.js';
+import { CancelTokens, SignalWatch } from './cancel.js';
 import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
 import { isNode, now, platformProblem, startThread, threadOptionsProblem, type ThreadHandle } from './platform.js';
@@ -27,6 +27,7 @@ import { Sysmon } from './sysmon.js';
 import { priorityClass, type Priority } from './priority.js';
 import { casualties, detachOrphans, failCasualties } from './recover.js';
 import { joinWaiterInit } from './joinword.js';
+import { longTimeout } from './timer.js';
 
 interface Deferred {
   task: Task<unknown>;
@@ -80,6 +81,8 @@ export class Engine implements TaskOwner {
   private finished = 0;
   private failure: Error | null = null;
   closing: Promise<void> | null = null;
+  /** The threads' stop, once under way (a forced close, or a graceful one done draining). */
+  private stopping: Promise<void> | null = null;
   closed = false;
   private readonly park0: number;
   /** Address of M0's block (the main thread's counters and inbox). */
@@ -103,6 +106,8 @@ export class Engine implements TaskOwner {
   /** Cancellation tokens (made on first use) and the clean-ups of cancellable root tasks. */
   private tokens: CancelTokens | null = null;
   private readonly cleanups = new Map<Task<unknown>, () => void>();
+  /** The one 'abort' listener of each signal given to root tasks. */
+  private readonly signals = new SignalWatch();
   /** Shared buffers every worker has acknowledged (ids below this), and the delivery in flight. */
   private sharesAcked = 0;
   private sharesDelivered: Promise<void> = Promise.resolve();
@@ -311,20 +316,20 @@ export class Engine implements TaskOwner {
     if (this.tokens === null) { this.tokens = new CancelTokens(this.views, this.core); this.reservedBlocks++; }
     const token = this.tokens.take();
     if (token === 0) return 0; // every token in use: the task runs uncancellable
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopTimer: (() => void) | undefined;
     const abort = (reason: unknown, message: string): void => {
       this.tokens!.cancel(token);
       for (const th of this.threads) th.post({ type: 'stealwork:cancel', token });
       t.settle(false, new AbortError(message, reason));
     };
-    const onAbort = (): void => abort(signal!.reason, `task '${t.name}' was aborted`);
-    if (signal !== undefined) signal.addEventListener('abort', onAbort, { once: true });
+    const unwatch = signal === undefined ? undefined
+      : this.signals.watch(signal, () => abort(signal.reason, `task '${t.name}' was aborted`));
     if (timeout !== undefined) {
-      timer = setTimeout(() => abort(new Error(`timed out after ${timeout} ms`), `task '${t.name}' timed out after ${timeout} ms`), timeout);
+      stopTimer = longTimeout(() => abort(new Error(`timed out after ${timeout} ms`), `task '${t.name}' timed out after ${timeout} ms`), timeout);
     }
     this.cleanups.set(t, () => {
-      if (signal !== undefined) signal.removeEventListener('abort', onAbort);
-      clearTimeout(timer);
+      unwatch?.();
+      stopTimer?.();
       this.tokens!.release(token);
     });
     return token;
@@ -518,36 +523,43 @@ export class Engine implements TaskOwner {
     return st;
   }
 
-  /** Waits for every task, then stops the Ms. */
-  async close(force: boolean): Promise<void> {
-    if (this.closing !== null) {
-      if (!force) return this.closing;
-    }
-    if (force) {
-      this.closed = true;
+  /**
+   * Waits for every task, then stops the Ms; with `force`, rejects what is pending and stops them
+   * at once. A forced close ends a graceful one still waiting (both resolve once the threads are
+   * gone); any other second close returns the first one's promise.
+   */
+  close(force: boolean): Promise<void> {
+    if (force && !this.closed) {
+      this.closed = true; // a graceful close still draining sees this and waits for the stop below
       const err = new StealworkError('ERR_CLOSED_FORCE', 'close({ force: true }): the scheduler was closed before this task finished');
       this.failAll(err);
       for (const d of this.deferred) d.task.settle(false, err);
       this.deferred = [];
-      const closing = this.stopThreads(0);
-      this.closing = closing;
-      return closing;
+      this.stopping = this.stopThreads(0);
+      if (this.closing === null) this.closing = this.stopping;
+      return this.stopping;
     }
-    this.closing = this.drainThenStop();
-    return this.closing;
+    if (this.closing === null) this.closing = this.drainThenStop();
+    return force ? this.stopping ?? this.closing : this.closing;
   }
 
   private async drainThenStop(): Promise<void> {
-    // Root tasks first, then whatever they left running (detached children).
+    // Root tasks first, then whatever they left running (detached children). The per-M counters
+    // are not announced to this thread, so it looks every few ms (twice quiet in a row: a child
+    // spawned between the two reads of one look shows up in the next).
     let quiet = 0;
+    let delay = 1;
     while (quiet < 2) {
-      if (this.failure !== null) break;
+      if (this.failure !== null || this.closed) break;
       if (this.npending === 0 && this.deferred.length === 0 && this.allFinished()) quiet++;
       else quiet = 0;
-      await new Promise((r) => setTimeout(r, 1));
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 16);
     }
+    if (this.stopping !== null) return this.stopping; // a forced close overtook this one
     this.closed = true;
-    await this.stopThreads(1000);
+    this.stopping = this.stopThreads(1000);
+    return this.stopping;
   }
 
   /** True when every task spawned anywhere has finished (sums of the per-M counters). */

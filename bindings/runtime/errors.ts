@@ -9,7 +9,8 @@ export type ErrorCode =
   | 'ERR_TASK_MODULE'     // the task module failed to load in a worker
   | 'ERR_WORKER_START'    // a worker could not start
   | 'ERR_WORKER_CRASHED'  // a worker died outside a task
-  | 'ERR_TABLE_FULL'      // a spawn inside a task found the G table at maxTasks
+  | 'ERR_TABLE_FULL'      // the G table is at maxTasks and the task could not run inline
+  | 'ERR_OUT_OF_MEMORY'   // the shared memory is at maxMemoryMB
   | 'ERR_PLATFORM'        // the runtime lacks what the scheduler needs
   | 'ERR_ABORTED';        // the task was cancelled by its signal or timeout
 
@@ -45,13 +46,43 @@ export function closedError(what: string): StealworkError {
   return new StealworkError('ERR_CLOSED', `${what}: the scheduler is closed`);
 }
 
-export function unknownTaskError(name: unknown, known: readonly string[]): TypeError {
+export function unknownTaskError(name: unknown, known: readonly string[]): StealworkError {
   const list = known.length ? known.map((k) => `'${k}'`).join(', ') : '(none: the module exports no functions)';
-  const err = new TypeError(`unknown task ${typeof name === 'string' ? `'${name}'` : String(name)}; the task module exports: ${list}`);
-  (err as TypeError & { code: ErrorCode }).code = 'ERR_UNKNOWN_TASK';
-  return err;
+  return new StealworkError('ERR_UNKNOWN_TASK', `unknown task ${typeof name === 'string' ? `'${name}'` : String(name)}; the task module exports: ${list}`);
 }
 
 export function tableFullError(max: number): StealworkError {
   return new StealworkError('ERR_TABLE_FULL', `spawn: the task table is full (maxTasks=${max}); raise maxTasks or await some tasks first`);
+}
+
+/** The classes a StealworkError can have, by name: what reviveError rebuilds. */
+const CLASSES: Record<string, (message: string, e: Error & { code?: unknown; reason?: unknown }) => StealworkError> = {
+  StealworkError: (m, e) => new StealworkError(e.code as ErrorCode, m, 'cause' in e ? { cause: e.cause } : undefined),
+  WorkerCrashedError: (m, e) => new WorkerCrashedError(m, 'cause' in e ? { cause: e.cause } : undefined),
+  AbortError: (m, e) => new AbortError(m, e.reason),
+};
+
+/**
+ * A scheduler error that crossed threads arrives as a plain Error carrying the class's name and
+ * its `code` (the codec rebuilds only built-in classes). This gives it its class back, with the
+ * same message, stack, cause and own properties, so `instanceof StealworkError` (and
+ * WorkerCrashedError, AbortError) holds wherever it surfaces. Anything else is returned as it
+ * is. Any thread; called on every error read from a result or argument slot (values.ts).
+ */
+export function reviveError(e: unknown): unknown {
+  if (!(e instanceof Error) || e instanceof StealworkError) return e;
+  const make = Object.hasOwn(CLASSES, e.name) ? CLASSES[e.name] : undefined;
+  const code = (e as { code?: unknown }).code;
+  if (make === undefined || typeof code !== 'string' || !code.startsWith('ERR_')) return e;
+  const r = make(e.message, e);
+  for (const k of Object.keys(e)) {
+    if (k !== 'name' && k !== 'message' && k !== 'cause' && k !== 'reason' && k !== 'code') (r as unknown as Record<string, unknown>)[k] = (e as unknown as Record<string, unknown>)[k];
+  }
+  Object.defineProperty(r, 'stack', { value: e.stack, writable: true, configurable: true, enumerable: false });
+  return r;
+}
+
+/** The shared memory reached maxMemoryMB: a value (or a task's G) found no room. */
+export function memoryFullError(what: string, bytes: number, maxMemoryMB: number): StealworkError {
+  return new StealworkError('ERR_OUT_OF_MEMORY', `${what}: the shared memory is full (maxMemoryMB=${maxMemoryMB}; ${bytes} more bytes needed); raise maxMemoryMB or await some tasks first`);
 }

@@ -38,8 +38,11 @@ function checkSpawnOptions(o: unknown): SpawnOptions {
   if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof (signal as AbortSignal).addEventListener !== 'function' || typeof (signal as AbortSignal).aborted !== 'boolean')) {
     throw new TypeError('with: options.signal must be an AbortSignal');
   }
-  if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout))) {
-    throw new RangeError(`with: options.timeout must be a positive number of ms, got ${String(timeout)}`);
+  if (timeout !== undefined) {
+    if (typeof timeout !== 'number') throw new TypeError(`with: options.timeout must be a number of ms, got ${typeof timeout}`);
+    if (!(timeout > 0) || !Number.isFinite(timeout)) {
+      throw new RangeError(`with: options.timeout must be a positive finite number of ms (any length: long ones chain timers), got ${String(timeout)}; leave it out for no timeout`);
+    }
   }
   return {
     signal: signal as AbortSignal | undefined,

@@ -8,6 +8,8 @@ import {
   writeErrorSlot as codecWriteErrorSlot, readErrorSlot as codecReadErrorSlot, type Heap, type SharedRegistry,
 } from '../codec/index.js';
 
+import { reviveError } from './errors.js';
+
 export { Views };
 export type { Heap, SharedRegistry };
 
@@ -52,5 +54,8 @@ export function writeErrorSlot(views: Views, heap: Heap, tagAddr: number, slotAd
   codecWriteErrorSlot(views, heap, tagAddr, slotAddr, thrown, `task '${name}' threw`, shared);
 }
 
-/** What the awaiting side rejects with. */
-export { codecReadErrorSlot as readErrorSlot };
+/** What the awaiting side rejects with: the error as thrown, a scheduler error with its class
+ *  back (errors.ts reviveError). */
+export function readErrorSlot(views: Views, tagAddr: number, slotAddr: number, shared: SharedRegistry | null): unknown {
+  return reviveError(codecReadErrorSlot(views, tagAddr, slotAddr, shared));
+}
