@@ -323,6 +323,7 @@ export const JOIN_PARENT = 0x80000; // G_PARENT/G_INDEX are set: deliver the res
 
 // Flags byte of G_PRIO (bits 8..15 of the word).
 export const GF_CONT = 0x100; // a join continuation: its arguments are its children's results
+export const GF_SHAPED = 0x200; // a join continuation whose argument 0 is its shape (plain values and arrays beside the children)
 export const G_TOKEN_SHIFT = 16; // G_PRIO >>> 16: the cancellation token inherited from the root
 // G_SCHEDLINK of an async task awaiting on its M (on no list then): this bit | the M's index, so
 // a crashed M's pinned tasks can be found and failed (DESIGN.md "Crashed workers"). G ids stay

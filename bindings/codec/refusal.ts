@@ -72,13 +72,20 @@ export function describeObject(o: object, proto: object | null): string {
   return ArrayBuffer.isView(o) ? 'is an ArrayBuffer view of an unknown type' : 'is an object with a non-plain prototype';
 }
 
-/** Builds the caller's TypeError: label, path inside the value, reason. */
+/** The longest path a message shows in full (characters). */
+const PATH_SHOWN = 160;
+
+/** Builds the caller's TypeError: label, path inside the value, reason (a path longer than
+ *  PATH_SHOWN after the reason, shortened). */
 export function toTypeError(e: unknown, label: string): TypeError {
   const failure = e instanceof CodecFailure ? e : readFailure(e);
   const segs = failure.segments;
   let path = '';
   for (let i = segs.length - 1; i >= 0; i--) path += segs[i];
   const reason = failure.reason;
-  const message = `${label === '' ? 'value' : label}${path === '' ? '' : ' ' + path} ${reason}`;
+  // A long path (a deeply nested value) goes after the reason, shortened to its two ends.
+  const message = path.length <= PATH_SHOWN
+    ? `${label === '' ? 'value' : label}${path === '' ? '' : ' ' + path} ${reason}`
+    : `${label === '' ? 'value' : label} ${reason}; at ${path.slice(0, PATH_SHOWN / 2)} ... ${path.slice(-PATH_SHOWN / 2)} (${segs.length} levels)`;
   return failure.cause === undefined ? new TypeError(message) : new TypeError(message, { cause: failure.cause });
 }

@@ -15,7 +15,7 @@ export function cancelReason(): AbortError {
 export interface ContextHost {
   /** cls: the child's priority class byte, -1 to inherit ctx's. */
   spawnFrom(ctx: TaskContext, name: string, args: unknown[], cls: number): Task<unknown>;
-  joinFrom(ctx: TaskContext, name: string, tasks: unknown[]): JoinRequest;
+  joinFrom(ctx: TaskContext, name: string, args: unknown[]): JoinRequest;
   isCancelled(token: number): boolean;
   watchCancel(token: number, controller: AbortController): void;
   readonly mid: number;
@@ -87,10 +87,16 @@ export class TaskContext {
     return this.cls === PRIO_HIGH ? 'high' : this.cls === PRIO_NORMAL ? 'normal' : 'low';
   }
 
-  /** Return this from a task: its result becomes `name(ctx, ...results of tasks)`, run when
-   *  every task is done (continuation-passing join; nothing waits meanwhile). */
-  join<R = unknown>(name: string, ...tasks: unknown[]): JoinRequest<R> {
-    return this.host.joinFrom(this, name, tasks) as JoinRequest<R>;
+  /**
+   * Return this from a task: its result becomes `name(ctx, ...args)` with every Task in `args`
+   * replaced by its result, run when every such Task is done (continuation-passing join; nothing
+   * waits meanwhile). An argument is a Task, an array (its Task elements replaced by their
+   * results, its other elements kept: `ctx.join('sum', kids)` hands `sum` one array of results,
+   * however many), or any other value, passed on as it is (`ctx.join('merge', lo, hi, left,
+   * right)`). A failed Task fails the join with its error.
+   */
+  join<R = unknown>(name: string, ...args: unknown[]): JoinRequest<R> {
+    return this.host.joinFrom(this, name, args) as JoinRequest<R>;
   }
 
   /**

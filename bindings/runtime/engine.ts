@@ -10,7 +10,7 @@ import {
   PRIO_NORMAL, G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, type Core } from '../core/index.js';
-import { AbortError, StealworkError, WorkerCrashedError, closedError, unknownTaskError } from './errors.js';
+import { AbortError, StealworkError, WorkerCrashedError, asMemoryError, closedError, unknownTaskError } from './errors.js';
 import { CancelTokens, SignalWatch } from './cancel.js';
 import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
@@ -222,7 +222,7 @@ export class Engine implements TaskOwner {
     if (restart !== undefined) t.post({ type: 'stealwork:share', shares: this.shared.all() });
     t.post({
       type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
-      spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, maxTasks: o.maxTasks, debug: o.debug, restart, calling: o.calling,
+      spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, calling: o.calling,
       ...(isNode ? {} : { workerData: o.thread.workerData }), // Node passes it as the Worker's option
     });
     return ready;
@@ -259,8 +259,8 @@ export class Engine implements TaskOwner {
   }
 
   /** Rejects every root Task still pending or deferred. */
-  private failAll(err: Error): void {
-    for (const t of this.pending) if (t !== undefined) t.settle(false, err);
+  private failAll(err: Error, quiet = false): void {
+    for (const t of this.pending) if (t !== undefined) t.settle(false, err, quiet);
     this.pending = [];
     this.npending = 0;
   }
@@ -361,7 +361,7 @@ export class Engine implements TaskOwner {
     } catch (e) {
       core.gfPut(-1, g);
       this.cleanup(t);
-      t.settle(false, e);
+      t.settle(false, asMemoryError(e, `spawn('${t.name}')`, this.opts.maxMemoryMB));
       return;
     }
     if (transfer !== undefined) detach(transfer); // the arguments hold their copy now
@@ -532,8 +532,8 @@ export class Engine implements TaskOwner {
     if (force && !this.closed) {
       this.closed = true; // a graceful close still draining sees this and waits for the stop below
       const err = new StealworkError('ERR_CLOSED_FORCE', 'close({ force: true }): the scheduler was closed before this task finished');
-      this.failAll(err);
-      for (const d of this.deferred) d.task.settle(false, err);
+      this.failAll(err, true); // abandoned on purpose: no unhandledRejection for the unobserved ones
+      for (const d of this.deferred) d.task.settle(false, err, true);
       this.deferred = [];
       this.stopping = this.stopThreads(0);
       if (this.closing === null) this.closing = this.stopping;

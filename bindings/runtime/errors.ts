@@ -51,9 +51,6 @@ export function unknownTaskError(name: unknown, known: readonly string[]): Steal
   return new StealworkError('ERR_UNKNOWN_TASK', `unknown task ${typeof name === 'string' ? `'${name}'` : String(name)}; the task module exports: ${list}`);
 }
 
-export function tableFullError(max: number): StealworkError {
-  return new StealworkError('ERR_TABLE_FULL', `spawn: the task table is full (maxTasks=${max}); raise maxTasks or await some tasks first`);
-}
 
 /** The classes a StealworkError can have, by name: what reviveError rebuilds. */
 const CLASSES: Record<string, (message: string, e: Error & { code?: unknown; reason?: unknown }) => StealworkError> = {
@@ -84,5 +81,17 @@ export function reviveError(e: unknown): unknown {
 
 /** The shared memory reached maxMemoryMB: a value (or a task's G) found no room. */
 export function memoryFullError(what: string, bytes: number, maxMemoryMB: number): StealworkError {
-  return new StealworkError('ERR_OUT_OF_MEMORY', `${what}: the shared memory is full (maxMemoryMB=${maxMemoryMB}; ${bytes} more bytes needed); raise maxMemoryMB or await some tasks first`);
+  const need = bytes > 0 ? ` (${bytes} more bytes needed)` : '';
+  return new StealworkError('ERR_OUT_OF_MEMORY', `${what}: the shared memory is full at maxMemoryMB=${maxMemoryMB}${need}; raise maxMemoryMB, or hold fewer tasks and values at once`);
+}
+
+/**
+ * `e` as the error a full memory should give: a RangeError of the codec or the G slots saying
+ * the shared memory ran out becomes memoryFullError (naming maxMemoryMB); anything else is
+ * returned as it is. Any thread.
+ */
+export function asMemoryError(e: unknown, what: string, maxMemoryMB: number): unknown {
+  if (!(e instanceof RangeError) || !/out of shared memory/.test(e.message)) return e;
+  const m = /(\d+) bytes/.exec(e.message);
+  return memoryFullError(what, m !== null ? Number(m[1]) : 0, maxMemoryMB);
 }

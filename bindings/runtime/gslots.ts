@@ -5,9 +5,10 @@
 import {
   G_ARGC, G_ARGS, G_ARG_TAGS, G_FN, G_GEN, G_INDEX, G_INLINE_ARGS, G_PARENT,
   G_PRIO, G_RESULT, G_RESULT_TAG, G_SCHEDLINK, G_SIZE, G_SPILL, G_CHUNK_SHIFT, G_CHUNK_MASK, GDIR,
-  TAG_ERROR, TAG_NUMBER, TAG_BLOCK,
+  TAG_ERROR, TAG_NUMBER, TAG_BLOCK, GF_SHAPED,
 } from '../../assembly/shared/layout.js';
 import { joinArm, joinLink, joinRelease, joinWord } from './joinword.js';
+import { writeBlockSlot } from '../codec/index.js';
 import type { Core } from '../core/core.js';
 import { Views, writeSlot, readSlot, freeSlot, writeErrorSlot, readErrorSlot, type SharedRegistry, type Heap } from './values.js';
 
@@ -183,12 +184,13 @@ export class GSlots {
     freeSlot(this.views, this.heap, a + G_RESULT_TAG, a + G_RESULT);
   }
 
-  /** Makes the G at a a join continuation: `fn` over `n` children's results. */
-  makeContinuation(a: number, fn: number, n: number, flag: number): void {
+  /** Makes the G at a a join continuation: `fn` over `n` slots (the children's results, after
+   *  the shape when `flags` has GF_SHAPED). */
+  makeContinuation(a: number, fn: number, n: number, flags: number): void {
     const v = this.views;
     v.u32[(a + G_FN) >>> 2] = fn;
     v.u32[(a + G_ARGC) >>> 2] = n;
-    v.u32[(a + G_PRIO) >>> 2] |= flag;
+    v.u32[(a + G_PRIO) >>> 2] = (v.u32[(a + G_PRIO) >>> 2] & ~GF_SHAPED) | flags; // a join continuing a join may drop its shape
     if (n > G_INLINE_ARGS) {
       const spill = this.heap.heapAlloc(n * 9);
       if (spill === 0) throw new RangeError(`ctx.join: out of shared memory for ${n} results`);
@@ -196,6 +198,12 @@ export class GSlots {
       if (spill + n * 9 > this.views.end) this.views.refresh();
     }
     joinArm(this.views.i32, a, n); // n children and the joiner's guard
+  }
+
+  /** Puts value block `addr` (a join's shape) into slot i of the G at a (argc slots). */
+  setBlockArg(a: number, argc: number, i: number, addr: number): void {
+    const v = this.views;
+    writeBlockSlot(v, argTagAddr(v, a, argc, i), argSlotAddr(v, a, argc, i), TAG_BLOCK, addr);
   }
 
   /** Links child c (at ca) to continuation p at slot i, unless it already finished.

@@ -11,13 +11,15 @@ import {
   MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE,
   JOIN_DONE, M_INBOX, M_PARK, M_SIZE, MR_ASYNC,
   MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES, S_RT_GIVEBACK,
-  SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK, PRIO_HIGH,
+  SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK, PRIO_HIGH, GF_SHAPED,
 } from '../../assembly/shared/layout.js';
+import { encodeValue, decodeValue, encodeError, decodeError } from '../codec/index.js';
 import { Stop, type Core } from '../core/core.js';
 import { TaskContext, cancelReason, type ContextHost } from './context.js';
 import { isCancelled } from './cancel.js';
 import { LATENCY_SAMPLE, LatencyRecorder } from './latency.js';
-import { unknownTaskError, tableFullError } from './errors.js';
+import { unknownTaskError, asMemoryError, reviveError } from './errors.js';
+import { applyShape, shapeOf, type Shape } from './joinshape.js';
 import { GSlots } from './gslots.js';
 import { macrotask, now } from './platform.js';
 import { JoinRequest, Task, type TaskOwner } from './task.js';
@@ -61,6 +63,8 @@ export interface MConfig {
   spinLimit: number;
   yieldLimit: number;
   maxTasks: number;
+  /** The memory's bound (options.maxMemoryMB), for the error that names it. */
+  maxMemoryMB: number;
   /** Check every G state transition in the core (FLAG_DEBUG). */
   debug: boolean;
   /** This M slot's previous thread crashed (DESIGN.md "Crashed workers"): carry its counters
@@ -349,7 +353,8 @@ export class M implements TaskOwner, ContextHost {
     }
     try {
       // Arguments are read (and their blocks freed) straight into the call: no array for <= 3.
-      switch (argc) {
+      if ((flags & GF_SHAPED) !== 0) r = fn(ctx, ...this.shapedArgs(a));
+      else switch (argc) {
         case 0: r = fn(ctx); break;
         case 1: r = fn(ctx, gs.takeArg(a, 1, 0)); break;
         case 2: { const x0 = gs.takeArg(a, 2, 0); r = fn(ctx, x0, gs.takeArg(a, 2, 1)); break; }
@@ -457,7 +462,8 @@ export class M implements TaskOwner, ContextHost {
     if (set !== undefined) { set.delete(ctx.controller!); if (set.size === 0) this.watched.delete(ctx.token); }
   }
 
-  /** Turns g into a join continuation over req.tasks; the last child to finish readies it. */
+  /** Turns g into a join continuation over req.tasks; the last child to finish readies it. A
+   *  shaped join's slot 0 holds its shape, the children's results follow. */
   private join(g: number, a: number, ctx: TaskContext, req: JoinRequest, from: number): void {
     const gs = this.gs;
     if (ctx.children !== null) this.detach(ctx);
@@ -465,18 +471,78 @@ export class M implements TaskOwner, ContextHost {
     if (from === G_RUNNING) this.setStatus(g, a, G_RUNNING, G_WAITING);
     const tasks = req.tasks;
     const n = tasks.length;
-    gs.makeContinuation(a, req.fn, n, GF_CONT);
     for (let i = 0; i < n; i++) {
-      const c = tasks[i].g;
+      if (tasks[i].g === 0 && tasks[i].state === 0) { this.joinLater(g, a, ctx, req); return; }
+    }
+    const off = req.shape !== 0 ? 1 : 0;
+    gs.makeContinuation(a, req.fn, n + off, off !== 0 ? GF_CONT | GF_SHAPED : GF_CONT);
+    if (off !== 0) {
+      gs.setBlockArg(a, n + 1, 0, req.shape);
+      gs.release(a); // the shape's slot is filled: it waits for no child (cannot reach 0: the guard is held)
+    }
+    for (let i = 0; i < n; i++) {
+      const t = tasks[i];
+      if (t.g === 0) {
+        // Ran inline (at capacity) and settled: its result goes straight into its slot.
+        gs.setParentSlot(a, i + off, t.value, t.state === 2, t.name);
+        gs.release(a); // cannot reach 0: the joiner's guard is still held
+        continue;
+      }
+      const c = t.g;
       const ca = gs.addr(c);
-      if (!gs.linkChild(ca, g, i)) {
+      if (!gs.linkChild(ca, g, i + off)) {
         // Already finished: its result waits in its own slot; move it now.
-        gs.moveResultToParent(ca, a, i);
+        gs.moveResultToParent(ca, a, i + off);
         this.core.gfPut(this.p, c);
         gs.release(a); // cannot reach 0: the joiner's guard is still held
       }
     }
     if (gs.release(a)) this.core.ready(this.p, g, 1); // drop the guard
+  }
+
+  /**
+   * A join over an inline child still running (async, DESIGN.md "Spawning at capacity"): g
+   * waits pinned to this M, as an awaiting async task does (so a crash of this thread fails it),
+   * with every child awaited instead of linked; once all are settled it joins as usual.
+   */
+  private joinLater(g: number, a: number, ctx: TaskContext, req: JoinRequest): void {
+    this.gs.setSchedlink(a, (SCHEDLINK_PINNED | this.mid) >>> 0);
+    this.asyncInc();
+    const tasks = req.tasks;
+    void this.outcomes(tasks).then(({ settled }) => this.settle(g, ctx, new JoinRequest(req.fn, settled, req.shape), false));
+  }
+
+  /** Awaits every child and gives settled, G-less Tasks carrying their outcomes (in a box: a
+   *  Task is a thenable, which a promise would adopt). */
+  private outcomes(tasks: Task<unknown>[]): Promise<{ settled: Task<unknown>[] }> {
+    const settled = new Array<Task<unknown>>(tasks.length);
+    return Promise.all(tasks.map((t, i) => this.awaitTask(t).then(
+      (v) => { settled[i] = this.settledTask(t.name, true, v); },
+      (e: unknown) => { settled[i] = this.settledTask(t.name, false, e); }))).then(() => ({ settled }));
+  }
+
+  /** A Task that is already settled with (ok, value) and owns no G. */
+  private settledTask(name: string, ok: boolean, value: unknown): Task<unknown> {
+    const t = new Task(this, 0, 0, name);
+    t.settle(ok, value, true);
+    return t;
+  }
+
+  /** The arguments of a shaped join continuation (slot 0 its shape, then the results). */
+  private shapedArgs(a: number): unknown[] {
+    const xs: unknown[] = [];
+    this.gs.takeArgs(a, xs);
+    return applyShape(xs[0] as Shape, xs, 1);
+  }
+
+  private asyncInc(): void {
+    this.asyncPending++;
+    this.views.u32[(this.mAddr + MR_ASYNC) >>> 2] = this.asyncPending;
+  }
+
+  private asyncDec(): void {
+    this.asyncPending--;
+    this.views.u32[(this.mAddr + MR_ASYNC) >>> 2] = this.asyncPending;
   }
 
   /**
@@ -497,6 +563,7 @@ export class M implements TaskOwner, ContextHost {
 
   private detachOne(t: Task<unknown>): void {
     t.use = 3;
+    if (t.g === 0) return; // ran inline: nothing to free
     const ca = this.gs.addr(t.g);
     if (joinDetach(this.views.i32, ca) & JOIN_DONE) { this.gs.dropResult(ca); this.core.gfPut(this.p, t.g); }
   }
@@ -539,6 +606,12 @@ export class M implements TaskOwner, ContextHost {
 
   // ---- TaskOwner: awaiting a Task spawned on this M ----------------------------------------
   awaitTask(task: Task<unknown>): Promise<unknown> {
+    if (task.g === 0) {
+      // Ran inline (at capacity): settled already, or an async child still running here.
+      if (task.state === 1) return Promise.resolve(task.value);
+      if (task.state === 2) return Promise.reject(task.value);
+      return new Promise((resolve, reject) => { task.res = resolve; task.rej = reject; });
+    }
     const gs = this.gs;
     const a = gs.addr(task.g);
     if (gs.gen(a) !== task.gen) return Promise.reject(new Error(`task '${task.name}': its handle outlived its parent task`));
@@ -558,13 +631,13 @@ export class M implements TaskOwner, ContextHost {
     if (id === undefined) throw unknownTaskError(name, this.names);
     const core = this.core;
     const g = core.gfGet(this.p);
-    if (g === 0) throw tableFullError(this.cfg.maxTasks);
+    if (g === 0) return this.spawnInline(ctx, id, name, args, cls); // at maxTasks or maxMemoryMB
     const a = this.gs.addr(g);
     try {
       this.gs.init(g, a, id, args, name);
     } catch (e) {
       core.gfPut(this.p, g);
-      throw e;
+      throw asMemoryError(e, `spawn('${name}')`, this.cfg.maxMemoryMB);
     }
     this.views.u32[(a + G_PARENT) >>> 2] = (PARENT_SPAWNER | this.mid) >>> 0; // whose handle it is, until a join links it
     const prio = (ctx.token << G_TOKEN_SHIFT) | (cls < 0 ? ctx.cls : cls); // children inherit the token and the class
@@ -601,17 +674,165 @@ export class M implements TaskOwner, ContextHost {
     for (const c of set) c.abort(cancelReason());
   }
 
-  joinFrom(_ctx: TaskContext, name: string, tasks: unknown[]): JoinRequest {
+  joinFrom(_ctx: TaskContext, name: string, args: unknown[]): JoinRequest {
     const id = this.ids.get(name);
     if (id === undefined) throw unknownTaskError(name, this.names);
-    for (let i = 0; i < tasks.length; i++) {
-      const t = tasks[i];
-      if (!(t instanceof Task) || t.owner !== this) {
-        throw new TypeError(`ctx.join('${name}'): argument ${i + 1} is not a Task spawned by this thread's tasks`);
+    const { tasks, shape } = shapeOf(args, isTask, (t, where) => {
+      if (t.owner !== this) throw new TypeError(`ctx.join('${name}'): ${where} is a Task spawned by another thread's tasks (or the main thread); await it instead`);
+      if (t.use !== 0) throw new TypeError(`ctx.join('${name}'): task '${t.name}' (${where}) was already awaited or joined`);
+    });
+    let block = 0;
+    if (shape !== null) {
+      try {
+        block = encodeValue(this.views, this.gs.heap, shape, `ctx.join('${name}'): its plain arguments`, this.gs.shared);
+      } catch (e) {
+        throw asMemoryError(e, `ctx.join('${name}')`, this.cfg.maxMemoryMB);
       }
-      if (t.use !== 0) throw new TypeError(`ctx.join('${name}'): task '${t.name}' (argument ${i + 1}) was already awaited or joined`);
-      t.use = 2;
     }
-    return new JoinRequest(id, tasks as Task<unknown>[]);
+    for (let i = 0; i < tasks.length; i++) tasks[i].use = 2;
+    return new JoinRequest(id, tasks, block);
   }
+
+  // ---- Spawning at capacity (DESIGN.md "Spawning at capacity") -----------------------------
+
+  /**
+   * The G table is at maxTasks (or the memory at maxMemoryMB): run child `id` now, on this
+   * thread, inside ctx's task (work-first, as Cilk does under pressure). Its arguments and
+   * result still go through the codec (copies, the same TypeErrors); the Task it returns is
+   * settled (or, for an async child, settles when it does) and is awaited, joined or detached
+   * like any other. Its own spawns find the table as they find it.
+   */
+  private spawnInline(ctx: TaskContext, id: number, name: string, args: unknown[], cls: number): Task<unknown> {
+    const copies = new Array<unknown>(args.length);
+    for (let i = 0; i < args.length; i++) copies[i] = this.copy(args[i], `spawn('${name}'): argument ${i + 1}`);
+    const t = new Task(this, 0, 0, name);
+    const child = new TaskContext(this, ctx.g, ctx.token, cls < 0 ? ctx.cls : cls);
+    this.inlineRun(t, child, this.fns[id], copies);
+    if (ctx === this.running) this.kids[this.kidsTop++] = t;
+    else if (ctx.children === null) ctx.children = [t];
+    else ctx.children.push(t);
+    return t;
+  }
+
+  /** A copy of v through the codec, as a value crossing threads would be. */
+  private copy(v: unknown, label: string): unknown {
+    const type = typeof v;
+    if (v === null || type === 'number' || type === 'boolean' || type === 'undefined') return v; // travel in the slot itself
+    let block: number;
+    try {
+      block = encodeValue(this.views, this.gs.heap, v, label, this.gs.shared);
+    } catch (e) {
+      throw asMemoryError(e, label, this.cfg.maxMemoryMB);
+    }
+    try {
+      return decodeValue(this.views, block, this.gs.shared);
+    } finally {
+      this.gs.heap.heapFree(block);
+    }
+  }
+
+  /** A copy of a thrown value through the codec, as a failure crossing threads would be; the
+   *  value itself when the memory is full. */
+  private copyError(e: unknown, name: string): unknown {
+    let block: number;
+    try {
+      block = encodeError(this.views, this.gs.heap, e, `task '${name}' threw`, this.gs.shared);
+    } catch {
+      return e;
+    }
+    try {
+      return reviveError(decodeError(this.views, block, this.gs.shared));
+    } finally {
+      this.gs.heap.heapFree(block);
+    }
+  }
+
+  /** Runs fn(ctx, ...args) for inline Task t and settles t with what it gives (a value, a
+   *  throw, a join, or a promise of either). */
+  private inlineRun(t: Task<unknown>, ctx: TaskContext, fn: TaskFn, args: unknown[]): void {
+    if (ctx.token !== 0 && isCancelled(this.views, ctx.token)) { this.inlineSettle(t, ctx, false, cancelReason()); return; }
+    const prev = this.running;
+    const base = this.kidsTop;
+    this.running = ctx;
+    let r: unknown;
+    try {
+      r = fn(ctx, ...args);
+    } catch (e) {
+      this.running = prev;
+      if (this.kidsTop !== base) this.endKids(ctx, base, false);
+      this.inlineSettle(t, ctx, false, e);
+      return;
+    }
+    this.running = prev;
+    const isAsync = r !== null && typeof r === 'object' && !(r instanceof JoinRequest) && typeof (r as PromiseLike<unknown>).then === 'function';
+    if (this.kidsTop !== base) this.endKids(ctx, base, isAsync);
+    if (r instanceof JoinRequest) { this.inlineJoin(t, ctx, r); return; }
+    if (!isAsync) { this.inlineSettle(t, ctx, true, r); return; }
+    // Its continuation lives in this thread's heap: the M keeps its event loop turning, and close
+    // waits for it (counted spawned now, finished when it settles; recover.ts counts it lost).
+    this.asyncInc();
+    this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
+    (r as PromiseLike<unknown>).then((v) => {
+      this.asyncDec();
+      this.views.f64[(this.mAddr + MR_FINISHED) >>> 3] = ++this.finished;
+      if (v instanceof JoinRequest) this.inlineJoin(t, ctx, v); else this.inlineSettle(t, ctx, true, v);
+    }, (e: unknown) => {
+      this.asyncDec();
+      this.views.f64[(this.mAddr + MR_FINISHED) >>> 3] = ++this.finished;
+      this.inlineSettle(t, ctx, false, e);
+    });
+  }
+
+  /** The join an inline task returned: run its function here once every child is settled. */
+  private inlineJoin(t: Task<unknown>, ctx: TaskContext, req: JoinRequest): void {
+    if (ctx.children !== null) this.detach(ctx);
+    const tasks = req.tasks;
+    let ready = true;
+    for (let i = 0; i < tasks.length; i++) if (tasks[i].g !== 0 || tasks[i].state === 0) { ready = false; break; }
+    if (ready) { this.inlineJoinNow(t, ctx, req, tasks); return; }
+    this.asyncInc();
+    void this.outcomes(tasks).then(({ settled }) => { this.asyncDec(); this.inlineJoinNow(t, ctx, req, settled); });
+  }
+
+  private inlineJoinNow(t: Task<unknown>, ctx: TaskContext, req: JoinRequest, settled: Task<unknown>[]): void {
+    const results = new Array<unknown>(settled.length);
+    for (let i = 0; i < settled.length; i++) {
+      if (settled[i].state === 2) {
+        if (req.shape !== 0) this.gs.heap.heapFree(req.shape);
+        this.inlineSettle(t, ctx, false, settled[i].value);
+        return;
+      }
+      results[i] = settled[i].value;
+    }
+    let args = results;
+    if (req.shape !== 0) {
+      const shape = decodeValue(this.views, req.shape, this.gs.shared) as Shape;
+      this.gs.heap.heapFree(req.shape);
+      args = applyShape(shape, results, 0);
+    }
+    const cont = new TaskContext(this, ctx.g, ctx.token, ctx.cls); // a continuation is a new call, as in a G
+    if (ctx.controller !== null) this.unwatch(ctx);
+    this.inlineRun(t, cont, this.fns[req.fn], args);
+  }
+
+  /** Settles inline Task t (quietly: nobody may observe a child's failure, as for a G). */
+  private inlineSettle(t: Task<unknown>, ctx: TaskContext, ok: boolean, v: unknown): void {
+    if (ctx.children !== null) this.detach(ctx);
+    if (ctx.controller !== null) this.unwatch(ctx);
+    let value: unknown;
+    if (ok) {
+      try {
+        value = this.copy(v, `the result of task '${t.name}'`);
+      } catch (e) {
+        ok = false;
+        v = e;
+      }
+    }
+    if (!ok) value = this.copyError(v, t.name);
+    t.settle(ok, value, true);
+  }
+}
+
+function isTask(x: unknown): x is Task<unknown> {
+  return x instanceof Task;
 }

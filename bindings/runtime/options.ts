@@ -2,7 +2,7 @@
 
 import { MAX_PROCS } from '../../assembly/shared/layout.js';
 import type { Backend } from '../core/core.js';
-import { availableParallelism } from './platform.js';
+import { availableParallelism, filePathUrl } from './platform.js';
 import { debugEnv, parseDebugEnv } from './schedtrace.js';
 
 export type VictimOrder = 'random' | 'round-robin';
@@ -181,7 +181,7 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   const d = defaults();
   let tasks: string;
   if (o.tasks instanceof URL) tasks = o.tasks.href;
-  else if (typeof o.tasks === 'string' && o.tasks.length > 0) tasks = o.tasks;
+  else if (typeof o.tasks === 'string' && o.tasks.length > 0) tasks = taskModuleSpecifier(o.tasks);
   else throw new TypeError('options.tasks must be a URL or a non-empty string naming the task module');
   const r: ResolvedOptions = { tasks, ...d };
   if (o.procs !== undefined) r.procs = int('procs', o.procs, 1, MAX_PROCS);
@@ -192,6 +192,9 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   if (o.victimOrder !== undefined) r.victimOrder = oneOf('victimOrder', o.victimOrder, ['random', 'round-robin'] as const);
   if (o.victimHint !== undefined) r.victimHint = bool('victimHint', o.victimHint);
   if (o.stealThreshold !== undefined) {
+    if (o.stealThreshold !== 'load' && !Number.isInteger(o.stealThreshold)) {
+      throw new TypeError(`options.stealThreshold must be an integer (1..256) or 'load', got ${typeof o.stealThreshold === 'string' ? JSON.stringify(o.stealThreshold) : typeof o.stealThreshold === 'number' ? o.stealThreshold : typeof o.stealThreshold}`);
+    }
     r.stealThreshold = o.stealThreshold === 'load' ? 'load' : int('stealThreshold', o.stealThreshold, 1, 256);
   }
   if (o.globalQueueOnly !== undefined) r.globalQueueOnly = bool('globalQueueOnly', o.globalQueueOnly);
@@ -258,4 +261,20 @@ export function threadOptions(o: Record<string, unknown>): ThreadOptions {
     t.execArgv = o.execArgv as string[];
   }
   return t;
+}
+
+/**
+ * What the workers import for `options.tasks` given as a string: a URL as it is; an absolute
+ * file path as its file: URL (Node); a package name as it is. A relative path is refused: the
+ * workers would resolve it against this package's own folder, not the caller's file, and the
+ * caller's file cannot be known reliably.
+ */
+function taskModuleSpecifier(spec: string): string {
+  if (/^\.{1,2}([/\\]|$)/.test(spec)) {
+    throw new TypeError(`options.tasks: '${spec}' is a relative path, which the worker threads would resolve against stealwork's own folder; ` +
+      `pass new URL('${spec.replace(/\\/g, '/')}', import.meta.url) (or an absolute path, or a URL string)`);
+  }
+  if (/^[A-Za-z][A-Za-z\d+.-]+:/.test(spec)) return spec; // a URL (a one-letter scheme is a Windows drive)
+  if (spec.startsWith('/') || /^[A-Za-z]:[/\\]/.test(spec) || spec.startsWith('\\\\')) return filePathUrl(spec);
+  return spec; // a bare specifier: a package the workers import by name
 }

@@ -111,6 +111,34 @@ export interface ThreadHandle {
   readonly worker: unknown;
 }
 
+/** An absolute file path as a file: URL (Node's pathToFileURL; elsewhere a plain file: URL). */
+export function filePathUrl(path: string): string {
+  if (isNode) return nodeModule<typeof import('node:url')>('node:url').pathToFileURL(path).href;
+  return new URL(`file://${path.startsWith('/') ? '' : '/'}${path.replace(/\\/g, '/')}`).href;
+}
+
+/**
+ * The Node flags a worker must not inherit: those that describe the main program's own entry
+ * (`--input-type` makes a worker fail with ERR_INPUT_TYPE_NOT_ALLOWED; `-e`/`-p` carry the
+ * main script), each with its value. Null when there is nothing to drop (the default execArgv).
+ */
+export function workerExecArgv(argv: readonly string[]): string[] | null {
+  const withValue = new Set(['--input-type', '-e', '--eval', '-p', '--print']);
+  const out: string[] = [];
+  let dropped = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const flag = a.startsWith('--') ? a.split('=')[0] : a;
+    if (withValue.has(flag)) {
+      dropped = true;
+      if (!a.includes('=')) i++; // its value is the next word
+      continue;
+    }
+    out.push(a);
+  }
+  return dropped ? out : null;
+}
+
 /** Worker options only Node has (options.ts ThreadOptions without workerData). */
 const NODE_ONLY = ['resourceLimits', 'env', 'argv', 'execArgv'] as const;
 
@@ -129,7 +157,9 @@ export function threadOptionsProblem(opts: ThreadOptions): string | null {
 export function startThread(url: URL, name: string, opts: ThreadOptions = {}): ThreadHandle {
   if (isNode) {
     const { Worker } = nodeModule<NodeWorkerThreads>('node:worker_threads');
-    const w = new Worker(url, { name, ...opts } as ConstructorParameters<NodeWorkerThreads['Worker']>[1]);
+    // Without an execArgv of the caller's, the worker inherits the main thread's, less its entry flags.
+    const execArgv = opts.execArgv === undefined ? workerExecArgv((g.process as { execArgv?: string[] }).execArgv ?? []) : null;
+    const w = new Worker(url, { name, ...opts, ...(execArgv === null ? {} : { execArgv }) } as ConstructorParameters<NodeWorkerThreads['Worker']>[1]);
     let exited = false;
     return {
       worker: w,

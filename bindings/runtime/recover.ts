@@ -122,8 +122,11 @@ export function failCasualties(gs: GSlots, core: Core, mid: number, c: Casualtie
     failG(gs, core, g, err, `task '${names[gs.fn(a)] ?? '?'}'`);
     n++;
   }
+  // MR_ASYNC counted the pinned Gs and the async children it ran inline at capacity (m.ts
+  // spawnInline); those died with the thread: count them finished so close does not wait.
+  const inlineLost = Math.max(0, v.u32[(mAddr + MR_ASYNC) >>> 2] - c.pinned.length);
   v.u32[(mAddr + MR_CURG) >>> 2] = 0;
   v.u32[(mAddr + MR_ASYNC) >>> 2] = 0;
-  v.f64[(mAddr + MR_FINISHED) >>> 3] += n;
+  v.f64[(mAddr + MR_FINISHED) >>> 3] += n + inlineLost;
   return n;
 }

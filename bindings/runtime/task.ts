@@ -55,8 +55,13 @@ export class Task<T = unknown> implements PromiseLike<T> {
     return this.promise;
   }
 
-  /** @internal Settles a root task: now if awaited, else when first awaited. Main thread. */
-  settle(ok: boolean, value: unknown): void {
+  /**
+   * @internal Settles a root task: now if awaited, else when first awaited. A failure nobody
+   * observes yet gets its rejected promise now, so it surfaces as an unhandledRejection exactly as
+   * a Promise's would (DESIGN.md "Root tasks"); `quiet` failures (a forced close's) do not.
+   * Main thread.
+   */
+  settle(ok: boolean, value: unknown, quiet = false): void {
     if (this.state !== 0) return;
     if (this.res !== null) {
       if (ok) this.res(value); else this.rej!(value);
@@ -66,6 +71,7 @@ export class Task<T = unknown> implements PromiseLike<T> {
     }
     this.state = ok ? 1 : 2;
     this.value = value;
+    if (!ok && !quiet && this.promise === null && this.use === 0) this.promise = Promise.reject(value);
   }
 
   get [Symbol.toStringTag](): string {
@@ -73,15 +79,22 @@ export class Task<T = unknown> implements PromiseLike<T> {
   }
 }
 
-/** What `ctx.join(name, ...tasks)` returns; a task returning it continues as `name`, whose
+/** What `ctx.join(name, ...args)` returns; a task returning it continues as `name`, whose
  *  result (type R) becomes the task's result. */
 export class JoinRequest<R = unknown> {
   /** @internal type witness only */ declare readonly __result?: R;
   /** @internal */ readonly fn: number;
-  /** @internal */ readonly tasks: Task<unknown>[];
+  /** @internal the children, in the order their results fill the continuation's slots */ readonly tasks: Task<unknown>[];
+  /**
+   * @internal 0 when the join's arguments are exactly `tasks` (one result per argument);
+   * otherwise the value block of its shape (joinshape.ts), which says where each result goes
+   * among the plain arguments.
+   */
+  readonly shape: number;
   /** @internal */
-  constructor(fn: number, tasks: Task<unknown>[]) {
+  constructor(fn: number, tasks: Task<unknown>[], shape = 0) {
     this.fn = fn;
     this.tasks = tasks;
+    this.shape = shape;
   }
 }

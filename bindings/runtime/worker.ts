@@ -27,6 +27,7 @@ export interface InitMessage {
   spinLimit: number;
   yieldLimit: number;
   maxTasks: number;
+  maxMemoryMB: number;
   debug: boolean;
   /** How task functions are called ('context': stealwork's own; 'piscina': one argument). */
   calling: TaskCalling;
@@ -38,9 +39,19 @@ export interface InitMessage {
 
 type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
 
-/** The task functions of a module, by sorted export name (the same ids on every thread). */
+/** A class (which cannot be called without `new`), told from a function by its source text. */
+function isClass(f: unknown): boolean {
+  try {
+    return /^class[\s{]/.test(Function.prototype.toString.call(f));
+  } catch {
+    return false;
+  }
+}
+
+/** The task functions of a module, by sorted export name (the same ids on every thread). An
+ *  exported class is not a task (it cannot be called as one): it is left out. */
 export function taskTable(mod: Record<string, unknown>): { names: string[]; fns: TaskFn[] } {
-  const names = Object.keys(mod).filter((k) => typeof mod[k] === 'function').sort();
+  const names = Object.keys(mod).filter((k) => typeof mod[k] === 'function' && !isClass(mod[k])).sort();
   return { names, fns: names.map((n) => mod[n] as TaskFn) };
 }
 
@@ -98,7 +109,7 @@ async function run(msg: InitMessage): Promise<void> {
     }
     const { names, fns } = msg.calling.kind === 'piscina' ? piscinaTable(mod, msg.calling.shared, msg.mid) : taskTable(mod);
     m = new M(core, new GSlots(core, views, shared), {
-      mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks, debug: msg.debug,
+      mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks, maxMemoryMB: msg.maxMemoryMB, debug: msg.debug,
       restart: msg.restart,
     });
     m.sharesSeen = seen;

@@ -1,0 +1,40 @@
+// ctx.join at scale and with plain values beside its tasks: an array of a million children
+// reaches the join function as one array of results; plain values (and arrays mixing tasks and
+// values) reach it as they are. Both backends.
+import { describe, it, expect } from 'vitest';
+import { schedulers, within } from './helpers/runtime.js';
+
+const start = schedulers();
+
+describe.each(['wasm', 'js'] as const)('ctx.join (%s backend)', (backend) => {
+  it('joins a million children given as one array', async () => {
+    const s = await start(backend, 2);
+    const n = 1_000_000;
+    expect(await within(s.run('spawnMany', n), 120_000, 'a million children')).toBe(n * (n + 1) / 2);
+    await within(s.close(), 10_000, 'close');
+  });
+
+  it('plain values and mixed arrays reach the join function as they are', async () => {
+    const s = await start(backend, 2);
+    expect(await within(s.run('mixedJoin'), 10_000, 'mixedJoin')).toEqual(['x', [2, 5, 11, { k: 1 }], null, 'y']);
+    const xs = Array.from({ length: 2000 }, (_, i) => (i * 7919) % 1009);
+    expect(await within(s.run('msort', xs), 30_000, 'merge sort')).toEqual(xs.slice().sort((a, b) => a - b));
+    const e = await s.run('mixedJoinFail').catch((x: unknown) => x) as Error;
+    expect(e).toBeInstanceOf(RangeError);
+    expect(e.message).toBe('inner');
+    await within(s.close(), 10_000, 'close');
+    const st = s.stats();
+    expect(st.sched.heapLiveBlocks).toBe(0);
+  });
+
+  it('the same, with the table at its limit (children run inline)', async () => {
+    const s = await start(backend, 1, { maxTasks: 1024, initialTasks: 1024 });
+    const xs = Array.from({ length: 3000 }, (_, i) => (i * 7919) % 1009);
+    const sorts = Array.from({ length: 4 }, () => s.run('msort', xs));
+    for (const r of await within(Promise.all(sorts), 60_000, 'merge sorts at capacity')) expect(r).toEqual(xs.slice().sort((a, b) => a - b));
+    expect(await within(s.run('spawnMany', 5000), 30_000, 'an array join at capacity')).toBe(5000 * 5001 / 2);
+    expect(await within(s.run('mixedJoin'), 10_000, 'mixedJoin')).toEqual(['x', [2, 5, 11, { k: 1 }], null, 'y']);
+    await within(s.close(), 10_000, 'close');
+    expect(s.stats().sched.heapLiveBlocks).toBe(0);
+  });
+});
