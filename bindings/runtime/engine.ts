@@ -10,7 +10,7 @@ import {
   PRIO_NORMAL, G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, type Core } from '../core/index.js';
-import { AbortError, StealworkError, WorkerCrashedError, asMemoryError, closedError, unknownTaskError } from './errors.js';
+import { AbortError, StealworkError, WorkerCrashedError, asMemoryError, closedError, uncaughtError, unknownTaskError } from './errors.js';
 import { CancelTokens, SignalWatch } from './cancel.js';
 import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
@@ -210,6 +210,7 @@ export class Engine implements TaskOwner {
           reject(err);
         } else if (msg.type === 'stealwork:exit') exitResolve();
         else if (msg.type === 'stealwork:share-ack') this.onShareAck(i, (msg as unknown as { id: number }).id);
+        else if (msg.type === 'stealwork:uncaught') this.uncaught(uncaughtError(i, msg.error!));
       });
       t.onExit((reason, error) => {
         exitResolve();
@@ -250,6 +251,14 @@ export class Engine implements TaskOwner {
     } catch (e) {
       this.crash(new WorkerCrashedError(`worker M${i} ${reason}, and its replacement failed to start: ${(e as Error).message}`, { cause: e }));
     }
+  }
+
+  /** An error thrown outside any task in a worker (DESIGN.md "Stranded callbacks"): to the
+   *  onError hook, else an unhandledRejection here, as a rejected Promise nobody awaits. */
+  private uncaught(err: Error): void {
+    const hook = this.opts.onError;
+    if (hook !== null) hook(err);
+    else void Promise.reject(err);
   }
 
   /** Releases a root task's cancellation token and listeners, once its G is back. */

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'ERR_WORKER_CRASHED'  // a worker died outside a task
   | 'ERR_TABLE_FULL'      // the G table is at maxTasks and the task could not run inline
   | 'ERR_OUT_OF_MEMORY'   // the shared memory is at maxMemoryMB
+  | 'ERR_UNCAUGHT'        // an error thrown outside any task (a callback a task left behind)
   | 'ERR_PLATFORM'        // the runtime lacks what the scheduler needs
   | 'ERR_ABORTED';        // the task was cancelled by its signal or timeout
 
@@ -94,4 +95,13 @@ export function asMemoryError(e: unknown, what: string, maxMemoryMB: number): un
   if (!(e instanceof RangeError) || !/out of shared memory/.test(e.message)) return e;
   const m = /(\d+) bytes/.exec(e.message);
   return memoryFullError(what, m !== null ? Number(m[1]) : 0, maxMemoryMB);
+}
+
+/** What a worker reports for an error thrown outside any task: the scheduler's unhandled error,
+ *  never a task's. `cause` is the error rebuilt from the worker's description. Main thread. */
+export function uncaughtError(m: number, d: { name: string; message: string; stack?: string }): StealworkError {
+  const cause = new Error(d.message);
+  Object.defineProperty(cause, 'name', { value: d.name, writable: true, configurable: true });
+  if (d.stack !== undefined) cause.stack = d.stack;
+  return new StealworkError('ERR_UNCAUGHT', `worker M${m}: ${d.name}: ${d.message} (thrown outside any task, by a timer or promise callback a task left behind; no task failed)`, { cause });
 }

@@ -21,7 +21,7 @@ import { LATENCY_SAMPLE, LatencyRecorder } from './latency.js';
 import { unknownTaskError, asMemoryError, reviveError } from './errors.js';
 import { applyShape, shapeOf, type Shape } from './joinshape.js';
 import { GSlots } from './gslots.js';
-import { macrotask, now } from './platform.js';
+import { macrotask, now, pendingCallbacks } from './platform.js';
 import { JoinRequest, Task, type TaskOwner } from './task.js';
 import { pushInbox } from './inbox.js';
 import { JOIN_TO_NOBODY, JOIN_TO_PARENT, joinAwait, joinDetach, joinFinish, joinLinked } from './joinword.js';
@@ -90,6 +90,9 @@ export class M implements TaskOwner, ContextHost {
   private readonly parkIdx: number;
   private readonly inboxIdx: number;
   private asyncPending = 0;
+  /** Tasks ran since this M's event loop last turned: callbacks they left may be pending
+   *  (DESIGN.md "Stranded callbacks"). */
+  private dirty = false;
   private asyncSinceYield = 0;
   private lastYield = 0;
   private spawned = 0;
@@ -187,6 +190,7 @@ export class M implements TaskOwner, ContextHost {
         if (s === Stop.Sleep) {
           if (tr !== null) tr.emit(traceClock(), EV_PARK, 0, this.p, 0);
           this.p = -1;
+          if (n !== 0) this.dirty = true;
           return Next.Sleep;
         }
         if (s === Stop.Retry) { this.p = core.acquireP(m); continue; }
@@ -248,6 +252,11 @@ export class M implements TaskOwner, ContextHost {
         return false;
       }
       if (this.woke(x)) return true;
+      // Before a deep sleep, callbacks the tasks left (a timer, a promise reaction) get the event
+      // loop: sleepAsync takes a turn first and does not block while they are pending.
+      if (rung >= this.cfg.spinLimit + this.cfg.yieldLimit && (this.dirty || pendingCallbacks())) {
+        return false; // woke(x) acted on the bits seen already
+      }
       this.rung(i32, idx, rung++);
     }
   }
@@ -286,7 +295,15 @@ export class M implements TaskOwner, ContextHost {
         await this.receiveShares();
       }
       if (this.woke(x)) return;
-      if (this.asyncPending !== 0 || this.waiters.size !== 0) {
+      if (this.dirty) {
+        // A turn of the event loop for what the tasks left behind: microtasks, immediates and
+        // due timers run now, not inside a later unrelated task.
+        this.dirty = false;
+        this.state(MS_YIELD);
+        await macrotask();
+        continue;
+      }
+      if (this.asyncPending !== 0 || this.waiters.size !== 0 || pendingCallbacks()) {
         this.state(MS_SLEEP_ASYNC);
         const w = Atomics.waitAsync(i32, idx, 0, PARK_TIMEOUT_MS);
         if (w.async) await w.value;

@@ -51,6 +51,12 @@ export interface SchedulerOptions {
   scheddetail?: boolean;
   /** Where schedtrace lines go. Default: console.error. */
   logger?: (line: string) => void;
+  /**
+   * Called on the main thread with each error thrown outside any task (by a timer or promise
+   * callback a task left behind), as a StealworkError ERR_UNCAUGHT whose cause is the error.
+   * Default: it is raised as an unhandledRejection on the main thread.
+   */
+  onError?: (error: Error) => void;
   /** Record an event trace (sched.trace() exports it). Default from STEALWORK_DEBUG=trace=1. */
   trace?: boolean;
   /** Events kept per thread when tracing (the latest ones; a power of two). */
@@ -113,6 +119,7 @@ export interface ResolvedOptions {
   schedtrace: number;
   scheddetail: boolean;
   logger: (line: string) => void;
+  onError: ((error: Error) => void) | null;
   trace: boolean;
   traceEvents: number;
   thread: ThreadOptions;
@@ -141,6 +148,7 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     schedtrace: 0,
     scheddetail: false,
     logger: (line: string) => console.error(line),
+    onError: null,
     trace: false,
     traceEvents: 1 << 16,
     thread: {},
@@ -173,7 +181,7 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   if (opts === null || typeof opts !== 'object') throw new TypeError('Scheduler.start: options must be an object with at least { tasks }');
   const o = opts as Record<string, unknown>;
   const known = new Set(['tasks', 'procs', 'spareThreads', 'handoffAfterMs', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
-    'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'trace', 'traceEvents',
+    'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'onError', 'trace', 'traceEvents',
     'workerData', 'resourceLimits', 'env', 'argv', 'execArgv']);
   for (const k of Object.keys(o)) {
     if (!known.has(k)) throw new TypeError(`options.${k} is not an option; known options: ${[...known].join(', ')}`);
@@ -222,6 +230,10 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
     r.logger = o.logger as (line: string) => void;
   }
   r.thread = threadOptions(o);
+  if (o.onError !== undefined) {
+    if (typeof o.onError !== 'function') throw new TypeError(`options.onError must be a function, got ${typeof o.onError}`);
+    r.onError = o.onError as (error: Error) => void;
+  }
   return r;
 }
 

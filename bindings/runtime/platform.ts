@@ -225,3 +225,68 @@ export function macrotask(): Promise<void> {
 
 /** A monotonic clock in milliseconds. */
 export const now: () => number = () => performance.now();
+
+/** Resource kinds a worker always holds (its port to the main thread), not callbacks to run. */
+const IDLE_RESOURCES = new Set(['MessagePort', 'CloseReq']);
+let liveTimers = 0;
+
+/**
+ * True when this thread has timers, I/O or other callbacks pending that only a turn of its event
+ * loop can run (Node: `process.getActiveResourcesInfo()`; elsewhere: the timers counted by
+ * `trackTimers`). An M with such callbacks must not block its event loop in Atomics.wait
+ * (DESIGN.md "Stranded callbacks"). Worker threads.
+ */
+export function pendingCallbacks(): boolean {
+  const info = (g.process as { getActiveResourcesInfo?: () => string[] } | undefined)?.getActiveResourcesInfo;
+  if (isNode && typeof info === 'function') {
+    for (const r of info.call(g.process)) if (!IDLE_RESOURCES.has(r)) return true;
+    return false;
+  }
+  return liveTimers !== 0;
+}
+
+/**
+ * Where the platform cannot list its pending callbacks (Deno, browsers), counts the timers this
+ * thread's code sets: wraps setTimeout and setInterval (and their clears). Call once, before the
+ * task module loads. A no-op on Node. Worker threads.
+ */
+export function trackTimers(): void {
+  if (isNode) return;
+  const t = globalThis as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const setT = t.setTimeout, clearT = t.clearTimeout, setI = t.setInterval, clearI = t.clearInterval;
+  const live = new Set<unknown>();
+  t.setTimeout = (fn: unknown, ms?: unknown, ...rest: unknown[]) => {
+    const id = setT((...a: unknown[]) => {
+      if (live.delete(id)) liveTimers--;
+      if (typeof fn === 'function') (fn as (...x: unknown[]) => void)(...a);
+    }, ms, ...rest);
+    live.add(id);
+    liveTimers++;
+    return id;
+  };
+  t.clearTimeout = (id: unknown) => { if (live.delete(id)) liveTimers--; clearT(id); };
+  t.setInterval = (fn: unknown, ms?: unknown, ...rest: unknown[]) => {
+    const id = setI(fn, ms, ...rest);
+    live.add(id);
+    liveTimers++;
+    return id;
+  };
+  t.clearInterval = (id: unknown) => { if (live.delete(id)) liveTimers--; clearI(id); };
+}
+
+/**
+ * Routes errors thrown outside any task (an uncaught exception or an unhandled rejection from a
+ * callback a task left behind) to `report`, instead of ending the thread. Worker threads.
+ */
+export function catchStrayErrors(report: (e: unknown) => void): void {
+  if (isNode) {
+    const p = g.process as unknown as { on(ev: string, f: (e: unknown) => void): void };
+    p.on('uncaughtException', report);
+    p.on('unhandledRejection', report);
+    return;
+  }
+  const add = (globalThis as unknown as { addEventListener?: (t: string, f: (ev: { error?: unknown; message?: string; reason?: unknown; preventDefault(): void }) => void) => void }).addEventListener;
+  if (typeof add !== 'function') return;
+  add.call(globalThis, 'error', (ev) => { ev.preventDefault(); report(ev.error ?? ev.message); });
+  add.call(globalThis, 'unhandledrejection', (ev) => { ev.preventDefault(); report(ev.reason); });
+}

@@ -9,7 +9,7 @@ import { attachCore } from '../core/index.js';
 import type { Backend } from '../core/core.js';
 import { GSlots } from './gslots.js';
 import { M } from './m.js';
-import { nodeWorkerData, parentChannel } from './platform.js';
+import { catchStrayErrors, nodeWorkerData, parentChannel, trackTimers } from './platform.js';
 import type { TaskCalling } from './options.js';
 import { piscinaTable } from '../piscina/worker-side.js';
 import { WORKER_MARK, type WorkerMark } from '../piscina/mark.js';
@@ -61,6 +61,11 @@ function describe(e: unknown): { name: string; message: string; stack?: string }
 }
 
 const channel = parentChannel();
+// Errors thrown outside any task (by a callback a task left behind) are reported to the main
+// thread as the scheduler's unhandled error; the thread and its tasks go on (DESIGN.md
+// "Stranded callbacks"). Timers are counted where the platform cannot list them.
+catchStrayErrors((e) => channel.post({ type: 'stealwork:uncaught', error: describe(e) }));
+trackTimers();
 let started = false;
 const shared = new SharedRegistry(false);
 let current: M | null = null;
