@@ -76,7 +76,7 @@ export function describeObject(o: object, proto: object | null): string {
 const PATH_SHOWN = 160;
 
 /** Builds the caller's TypeError: label, path inside the value, reason (a path longer than
- *  PATH_SHOWN after the reason, shortened, except for a cycle, whose reason is read with it). */
+ *  PATH_SHOWN after the reason, shortened). */
 export function toTypeError(e: unknown, label: string): TypeError {
   const failure = e instanceof CodecFailure ? e : readFailure(e);
   const segs = failure.segments;
@@ -84,7 +84,7 @@ export function toTypeError(e: unknown, label: string): TypeError {
   for (let i = segs.length - 1; i >= 0; i--) path += segs[i];
   const reason = failure.reason;
   // A long path (a deeply nested value) goes after the reason, shortened to its two ends.
-  const message = path.length <= PATH_SHOWN || failure.backTo >= 0 // a cycle's reason names a path of its own
+  const message = path.length <= PATH_SHOWN
     ? `${label === '' ? 'value' : label}${path === '' ? '' : ' ' + path} ${reason}`
     : `${label === '' ? 'value' : label} ${reason}; at ${path.slice(0, PATH_SHOWN / 2)} ... ${path.slice(-PATH_SHOWN / 2)} (${segs.length} levels)`;
   return failure.cause === undefined ? new TypeError(message) : new TypeError(message, { cause: failure.cause });
