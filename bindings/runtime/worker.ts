@@ -61,10 +61,7 @@ function describe(e: unknown): { name: string; message: string; stack?: string }
 }
 
 const channel = parentChannel();
-// Errors thrown outside any task (by a callback a task left behind) are reported to the main
-// thread as the scheduler's unhandled error; the thread and its tasks go on (DESIGN.md
-// "Stranded callbacks"). Timers are counted where the platform cannot list them.
-catchStrayErrors((e) => channel.post({ type: 'stealwork:uncaught', error: describe(e) }));
+// Timers are counted where the platform cannot list them (DESIGN.md "Stranded callbacks").
 trackTimers();
 let started = false;
 const shared = new SharedRegistry(false);
@@ -113,6 +110,11 @@ async function run(msg: InitMessage): Promise<void> {
       return;
     }
     const { names, fns } = msg.calling.kind === 'piscina' ? piscinaTable(mod, msg.calling.shared, msg.mid) : taskTable(mod);
+    // Errors thrown outside any task (by a callback a task left behind) are reported to the main
+    // thread as the scheduler's unhandled error; the thread and its tasks go on (DESIGN.md
+    // "Stranded callbacks"). The piscina entry keeps piscina's rule instead: such an error ends
+    // the thread and fails the task running there.
+    if (msg.calling.kind !== 'piscina') catchStrayErrors((e) => channel.post({ type: 'stealwork:uncaught', error: describe(e) }));
     m = new M(core, new GSlots(core, views, shared), {
       mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks, maxMemoryMB: msg.maxMemoryMB, debug: msg.debug,
       restart: msg.restart,
