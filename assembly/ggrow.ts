@@ -8,7 +8,7 @@ import {
 } from './shared/layout';
 import { counterAdd, flags } from './mem';
 import { heapLock, heapUnlock } from './lock';
-import { brkAlloc } from './heap';
+import { sbrk } from './heap';
 import { gSetStatus } from './gtable';
 import { gfPushBatch } from './gfstack';
 
@@ -30,7 +30,7 @@ export function growTable(seenGcap: u32): bool {
     heapUnlock();
     return false;
   }
-  let chunk = brkAlloc(G_CHUNK * G_SIZE, LINE);
+  let chunk = sbrk(G_CHUNK * G_SIZE, LINE);
   if (chunk == 0) {
     heapUnlock();
     return false;

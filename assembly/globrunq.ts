@@ -1,18 +1,17 @@
 // The global run queue (docs/DESIGN.md, "Global run queue"; Go's globrunqput,
-// globrunqputbatch, globrunqget).
+// globrunqputbatch, and the locked half of globrunqget). globrunqget.ts moves a batch on to a
+// P's ring; it lives apart because it calls runqPut, and runqPutSlow calls in here.
 //
 // A FIFO of Gs linked by G_SCHEDLINK from S_RUNQ_HEAD to S_RUNQ_TAIL, all under sched.lock.
 // S_RUNQ_SIZE is also stored atomically so lock-free readers can skip an empty queue. A G taken
 // off the queue keeps its stale G_SCHEDLINK (as Go's gQueue does); the tail's link is 0.
 
 import {
-  GLOBRUNQ_MAX_BATCH, G_SCHEDLINK, SC_GLOB_GET, SC_GLOB_PUT, S_COUNTERS, S_RUNQ_HEAD,
-  S_RUNQ_SIZE, S_RUNQ_TAIL,
+  GLOBRUNQ_MAX_BATCH, G_SCHEDLINK, SC_GLOB_GET, SC_GLOB_PUT, S_COUNTERS, S_RUNQ_HEAD, S_RUNQ_SIZE, S_RUNQ_TAIL,
 } from './shared/layout';
 import { counterAdd, nprocs } from './mem';
 import { schedLock, schedUnlock } from './lock';
 import { gAddr } from './gtable';
-import { runqPut } from './runq';
 
 /** Puts g at the tail of the global queue. Any thread. */
 export function globrunqPut(g: u32): void {
@@ -62,34 +61,4 @@ export function globrunqGetBatch(max: i32): u32 {
   atomic.store<u32>(S_RUNQ_SIZE, size - n); // pairs with lock-free size loads in findRunnable/stopM
   counterAdd(S_COUNTERS + SC_GLOB_GET, <f64>n); // sched.lock held
   return n;
-}
-
-/**
- * Puts the n - 1 Gs linked after `first` on P p's ring, in queue order (a detached batch from
- * globrunqGetBatch). Owner P only, without sched.lock (a full ring spills to the global queue).
- */
-export function runqPutBatchTail(p: i32, first: u32, n: u32): void {
-  let g = first;
-  let next = n > 1 ? load<u32>(gAddr(first), G_SCHEDLINK) : 0; // plain: the detached batch is ours
-  for (let i: u32 = 1; i < n; i++) {
-    g = next;
-    // Read the link before the put: once queued, g may be stolen and relinked, or spilled.
-    next = i + 1 < n ? load<u32>(gAddr(g), G_SCHEDLINK) : 0; // plain: the detached batch is ours
-    runqPut(p, g, 0);
-  }
-}
-
-/**
- * Takes Go's batch from the global queue under sched.lock (see globrunqGetBatch), returns its
- * first G and puts the others on P p's ring after releasing the lock; 0 when the queue is
- * empty. Owner P only.
- */
-export function globrunqGet(p: i32, max: i32): u32 {
-  schedLock();
-  let first = load<u32>(S_RUNQ_HEAD); // plain: sched.lock held
-  let n = globrunqGetBatch(max);
-  schedUnlock();
-  if (n == 0) return 0;
-  runqPutBatchTail(p, first, n);
-  return first;
 }

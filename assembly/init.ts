@@ -7,7 +7,7 @@ import {
 } from './shared/layout';
 import { pAddr } from './mem';
 import { memReach, memRecord } from './heap';
-import { growTable } from './gtable';
+import { growTable } from './ggrow';
 import { coprimesInit } from './steal';
 import { pidlePut } from './idle';
 import { beginAbort } from './abort';

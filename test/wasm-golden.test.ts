@@ -147,14 +147,14 @@ describe('wasm core golden: debug build, per source function', () => {
   });
 
   it('global free stack: 64-bit versioned head, loaded and CASed atomically', () => {
-    for (const name of ['gfree/gfPushGlobal', 'gfree/gfPopGlobal', 'gfree/gfPushBatch']) {
+    for (const name of ['gfstack/gfPushGlobal', 'gfstack/gfPopGlobal', 'gfstack/gfPushBatch']) {
       const code = f(name);
       expect(usesAddr(code, 'S_GFREE_HEAD'), name).toBe(true);
       expect(sites(code, 'i64.atomic.load'), name).toBe(1);
       expect(sites(code, CAS64), name).toBe(1);
       expect(code, name).not.toMatch(/^\s*i64\.store/m);
     }
-    expect(sites(f('gfree/gfPopGlobal'), ALOAD, L.G_SCHEDLINK)).toBe(1);
+    expect(sites(f('gfstack/gfPopGlobal'), ALOAD, L.G_SCHEDLINK)).toBe(1);
   });
 
   it('sched.lock and the heap lock: CAS fast path, xchg + wait32 slow path, xchg + notify unlock', () => {
@@ -219,7 +219,7 @@ describe('wasm core golden: debug build, per source function', () => {
     expect(usesAddr(put, 'S_RUNQ_SIZE')).toBe(true);
     expect(sites(put, ASTORE)).toBe(1);
     expect(sites(f('gtable/gAddr'), ALOAD, L.GDIR)).toBe(1);
-    const grow = f('gtable/growTable');
+    const grow = f('ggrow/growTable');
     expect(sites(grow, ASTORE, L.GDIR)).toBe(1);
     expect(sites(grow, ASTORE, L.H_GCAP)).toBe(1);
   });

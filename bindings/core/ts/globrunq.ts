@@ -1,5 +1,6 @@
-// The global run queue: Go's globrunqput, globrunqputbatch, globrunqget
-// (docs/DESIGN.md, "Global run queue").
+// The global run queue: Go's globrunqput, globrunqputbatch, and the locked half of globrunqget
+// (docs/DESIGN.md, "Global run queue"). globrunqget.ts moves a batch on to a P's ring; it lives
+// apart because it calls runqPut, and runqPutSlow calls in here.
 //
 // A FIFO list linked by G_SCHEDLINK: S_RUNQ_HEAD, S_RUNQ_TAIL and S_RUNQ_SIZE, all under
 // sched.lock. S_RUNQ_SIZE is also stored atomically, so lock-free readers can skip an empty
@@ -13,7 +14,6 @@ import {
 import { gLink, gSetLink } from './gtable.js';
 import { schedLock, schedUnlock } from './lock.js';
 import { nprocs, SC_F, type Mem } from './mem.js';
-import { runqPut } from './runq.js';
 
 const RUNQ_HEAD_W = S_RUNQ_HEAD >> 2;
 const RUNQ_TAIL_W = S_RUNQ_TAIL >> 2;
@@ -72,26 +72,4 @@ export function globrunqDetach(m: Mem, max: number): number {
   m.f64[SC_GLOB_GET_F] += n; // plain: under sched.lock
   m.batchN = n;
   return first;
-}
-
-/** Puts the n - 1 Gs after `first` of a detached batch on P p's ring, in queue order.
- *  Owner P only, without sched.lock (a full ring spills to the global queue, which locks). */
-export function globrunqRequeue(m: Mem, p: number, first: number, n: number): void {
-  let g = gLink(m, first);
-  for (let i = 1; i < n; i++) {
-    const next = i + 1 < n ? gLink(m, g) : 0; // read before runqPut, whose spill may relink g
-    runqPut(m, p, g, 0);
-    g = next;
-  }
-}
-
-/** Go's globrunqget: takes a batch from the global queue, returns its first G and queues the
- *  rest on P p; 0 when the queue is empty. Owner P only; takes sched.lock. */
-export function globrunqGet(m: Mem, p: number, max: number): number {
-  schedLock(m);
-  const g = globrunqDetach(m, max);
-  const n = m.batchN;
-  schedUnlock(m);
-  if (n > 1) globrunqRequeue(m, p, g, n);
-  return g;
 }

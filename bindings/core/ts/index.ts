@@ -11,6 +11,7 @@
 //   gfree.ts    gfPut / gfGet with the per-P free lists
 //   runq.ts     the local run queue and stealing
 //   globrunq.ts the global run queue
+//   globrunqget.ts  a batch from the global queue onto a P's ring (Go's globrunqget)
 //   steal.ts    victim order, steal threshold, stealWork
 //   idle.ts     the idle-P and idle-M lists
 //   sched.ts    ready, newproc, findRunnable, stopM, wakep, acquireP, mTake
@@ -22,7 +23,8 @@
 
 import type { Core } from '../core.js';
 import { gfGet, gfPut } from './gfree.js';
-import { globrunqGet, globrunqPut, globrunqPutBatch } from './globrunq.js';
+import { globrunqPut, globrunqPutBatch } from './globrunq.js';
+import { globrunqGet } from './globrunqget.js';
 import { gAddr, gSetStatus } from './gtable.js';
 import { heapAlloc, heapFree } from './heap.js';
 import { init } from './init.js';

@@ -14,8 +14,6 @@ import {
   P_TAIL, PC_OVERFLOWS, PC_STEAL_OPS, PC_STOLEN, RUNQ_HALF, RUNQ_MASK, RUNQ_SIZE, S_DUMMY, P_M,
   MR_TRACE_BUF,
 } from '../../../assembly/shared/layout.js';
-// runq.ts and globrunq.ts import each other, as Go's runqputslow and globrunqget call each
-// other's side; only function declarations cross, so the cycle is safe in either load order.
 import { globrunqPutBatch } from './globrunq.js';
 import { gSetLink } from './gtable.js';
 import { mWord, pCounters, pWord, type Mem } from './mem.js';

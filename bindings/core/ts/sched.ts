@@ -15,7 +15,8 @@ import {
 import { Stop } from '../core.js';
 import { budgetFree, budgetOpen, budgetSpent } from './budget.js';
 import { classqGet, classqPopLocked, classqPut, classqSize } from './classq.js';
-import { globrunqDetach, globrunqGet, globrunqPut, globrunqRequeue } from './globrunq.js';
+import { globrunqDetach, globrunqPut } from './globrunq.js';
+import { globrunqGet, globrunqRequeue } from './globrunqget.js';
 import { gSetStatus, gWord } from './gtable.js';
 import {
   mGet, mIdleAny, mPutLocked, mRemove, pidleAny, pidleGet, pidlePut,
