@@ -93,10 +93,11 @@ export class TaskContext {
    * waits meanwhile). An argument is a Task, an array (its Task elements replaced by their
    * results, its other elements kept: `ctx.join('sum', kids)` hands `sum` one array of results,
    * however many), or any other value, passed on as it is (`ctx.join('merge', lo, hi, left,
-   * right)`). A failed Task fails the join with its error.
+   * right)`). A failed Task fails the join with its error. The task's result type is `name`'s
+   * in the module's types (`Scheduler<typeof import('./tasks.js')>`), or R.
    */
-  join<R = unknown>(name: string, ...args: unknown[]): JoinRequest<R> {
-    return this.host.joinFrom(this, name, args) as JoinRequest<R>;
+  join<R = unknown, N extends string = string>(name: N, ...args: unknown[]): JoinRequest<R, N> {
+    return this.host.joinFrom(this, name, args) as JoinRequest<R, N>;
   }
 
   /**

@@ -19,8 +19,15 @@ export type TaskArgs<Mod, K extends keyof Mod> = Mod[K] extends (ctx: TaskContex
 
 /** What awaiting task K gives: its return value, unwrapped from a Promise or a join. */
 export type TaskResult<Mod, K extends keyof Mod> = Mod[K] extends (...args: any[]) => infer R
-  ? Awaited<R> extends JoinRequest<infer J> ? J : Awaited<R>
+  ? JoinResult<Mod, Awaited<R>>
   : never;
+
+/** T with each join in it replaced by the join's result: the R it was given
+ *  (`ctx.join<number>(...)`), or else the result of the task it names in Mod; unknown when
+ *  neither says. Distributes over a union (`return n < 2 ? n : ctx.join('sum', ...)`). */
+type JoinResult<Mod, T> = T extends JoinRequest<infer R, infer N>
+  ? unknown extends R ? (N extends TaskName<Mod> ? TaskResult<Mod, N> : unknown) : R
+  : T;
 
 type AnyModule = Record<string, TaskFunction>;
 
@@ -77,6 +84,17 @@ export function engineOf(s: Scheduler<any>): Engine {
 /** @internal Starts a Scheduler on options already resolved (the entry sets `calling`). */
 export async function startResolved<Mod = AnyModule>(opts: ResolvedOptions): Promise<Scheduler<Mod>> {
   return new (Scheduler as unknown as new (e: Engine) => Scheduler<Mod>)(await Engine.start(opts));
+}
+
+// `[Symbol.asyncDispose]` below needs the symbol's type, which TypeScript's default libraries
+// lack before `esnext.disposable` (TypeScript 7's defaults included): the package's declarations
+// would not compile for a consumer on default libs. Declared here the way lib.esnext.disposable
+// declares it, so the two merge where both are present.
+declare global {
+  interface SymbolConstructor {
+    /** The method `await using` calls at the end of the scope (TC39 explicit resource management). */
+    readonly asyncDispose: unique symbol;
+  }
 }
 
 /**

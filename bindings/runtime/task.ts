@@ -80,9 +80,12 @@ export class Task<T = unknown> implements PromiseLike<T> {
 }
 
 /** What `ctx.join(name, ...args)` returns; a task returning it continues as `name`, whose
- *  result (type R) becomes the task's result. */
-export class JoinRequest<R = unknown> {
+ *  result becomes the task's result. Types only: R is that result when the join says it
+ *  (`ctx.join<number>(...)`), N the join function's name, by which `TaskResult` finds the result
+ *  in the task module when R is left unknown. */
+export class JoinRequest<R = unknown, N extends string = string> {
   /** @internal type witness only */ declare readonly __result?: R;
+  /** @internal type witness only */ declare readonly __name?: N;
   /** @internal */ readonly fn: number;
   /** @internal the children, in the order their results fill the continuation's slots */ readonly tasks: Task<unknown>[];
   /**

@@ -1,7 +1,8 @@
 // The package as it ships, proved from the tarball: `npm pack`, install the tarball into a fresh
 // folder outside the repository, then run a fork-join there from ESM and CommonJS in Node, from
 // Deno with an npm: specifier and with a plain path, from Bun (both ways) where its binary is
-// installed, and compile a typed task module with TypeScript (correct calls pass, wrong ones fail).
+// installed, and compile typed consumers with TypeScript 5.9 and 7 (correct calls pass, on the
+// default libraries too, and from JSDoc-typed JavaScript; wrong ones fail).
 //
 //   npm run test:package        (after npm run build)
 //
@@ -17,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SHIPPED } from '../../scripts/pack-check.mjs';
+import { reportSkip } from '../../scripts/test-status.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixture/', import.meta.url));
@@ -117,6 +119,7 @@ test('deno: plain path import', async () => {
 /** Why Bun cannot run here, or null: the bun devDependency's binary arrives by its postinstall
  *  script, so an install without scripts leaves a placeholder. Bun is tried, not required. */
 let bunMissing;
+let bunReported = false;
 async function bunProblem() {
   if (bunMissing !== undefined) return bunMissing;
   if (!existsSync(bin('bun'))) bunMissing = 'node_modules/.bin/bun is absent (the bun devDependency is not installed)';
@@ -127,6 +130,10 @@ async function bunProblem() {
     } catch {
       bunMissing = 'node_modules/.bin/bun does not run (its postinstall script, which puts the binary in place, did not run)';
     }
+  }
+  if (bunMissing !== null && !bunReported) {
+    bunReported = true;
+    reportSkip('bun', bunMissing);
   }
   return bunMissing;
 }
@@ -143,27 +150,46 @@ for (const [file, entry] of [['esm.mjs', 'index.js'], ['cjs.cjs', 'index.cjs']])
   });
 }
 
+/** The TypeScript compilers the types must satisfy: the pinned 5.9 that builds the package, and
+ *  7 (the native compiler, `npm i -D typescript` today), installed as the typescript7 alias. */
+const COMPILERS = [['5.9', 'typescript'], ['7', 'typescript7']].map(([v, dir]) => {
+  const pkg = JSON.parse(readFileSync(join(root, 'node_modules', dir, 'package.json'), 'utf8'));
+  assert.ok(pkg.version.startsWith(`${v}.`), `node_modules/${dir} is TypeScript ${pkg.version}, not ${v}`);
+  return { version: pkg.version, cli: join(root, 'node_modules', dir, 'bin', 'tsc') };
+});
+
 /** tsc over the fresh folder; returns the error lines (empty when it compiles). */
-async function tsc(args) {
-  const cli = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+async function tsc(compiler, args) {
   try {
-    await run(process.execPath, [cli, ...args], { cwd: app });
+    await run(process.execPath, [compiler.cli, ...args], { cwd: app });
     return [];
   } catch (e) {
     return String(e.message).split('\n').filter((l) => /error TS\d+/.test(l));
   }
 }
 
-test('typescript: a typed task module and correct calls compile (ESM and CommonJS, lib check on)', async () => {
-  assert.deepEqual(await tsc(['-p', 'tsconfig.json']), []);
-});
+for (const compiler of COMPILERS) {
+  const ts = `typescript ${compiler.version}`;
 
-test('typescript: a wrong task name, argument or result type is a compile error', async () => {
-  const src = readFileSync(join(app, 'wrong.ts'), 'utf8').split('\n');
-  const marked = src.flatMap((l, i) => (/\S.*\/\/ error:/.test(l) && !l.trimStart().startsWith('//') ? [i + 1] : []));
-  assert.equal(marked.length, 5);
-  const errors = await tsc(['-p', 'tsconfig.wrong.json']);
-  const lines = [...new Set(errors.map((l) => Number(/wrong\.ts\((\d+),/.exec(l)?.[1])))].sort((a, b) => a - b);
-  assert.deepEqual(lines, marked, `errors:\n${errors.join('\n')}`);
-  assert.ok(errors.every((l) => l.startsWith('wrong.ts(')), `errors outside wrong.ts:\n${errors.join('\n')}`);
-});
+  test(`${ts}: a typed task module and correct calls compile (ESM and CommonJS, lib check on)`, async () => {
+    assert.deepEqual(await tsc(compiler, ['-p', 'tsconfig.json']), []);
+  });
+
+  test(`${ts}: default libraries, no @types/node, strict, lib check on: a join's result is its function's`, async () => {
+    assert.deepEqual(await tsc(compiler, ['-p', 'tsconfig.defaults.json']), []);
+  });
+
+  test(`${ts}: a JavaScript task module typed by JSDoc, checked with checkJs`, async () => {
+    assert.deepEqual(await tsc(compiler, ['-p', 'tsconfig.jsdoc.json']), []);
+  });
+
+  test(`${ts}: a wrong task name, argument or result type is a compile error`, async () => {
+    const src = readFileSync(join(app, 'wrong.ts'), 'utf8').split('\n');
+    const marked = src.flatMap((l, i) => (/\S.*\/\/ error:/.test(l) && !l.trimStart().startsWith('//') ? [i + 1] : []));
+    assert.equal(marked.length, 6);
+    const errors = await tsc(compiler, ['-p', 'tsconfig.wrong.json']);
+    const lines = [...new Set(errors.map((l) => Number(/wrong\.ts\((\d+),/.exec(l)?.[1])))].sort((a, b) => a - b);
+    assert.deepEqual(lines, marked, `errors:\n${errors.join('\n')}`);
+    assert.ok(errors.every((l) => l.startsWith('wrong.ts(')), `errors outside wrong.ts:\n${errors.join('\n')}`);
+  });
+}
