@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from './server.mjs';
+import { reportSkip } from '../../scripts/test-status.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,7 +27,7 @@ function missing() {
   if (existsSync(CHROMIUM)) return null;
   const why = `${CHROMIUM} is absent (install Debian's chromium: apt-get install -y chromium)`;
   if (inCI) throw new Error(`test:browser must run under CI, but ${why}`);
-  return `skipped: ${why}; with CI=true this is a failure`;
+  return why;
 }
 
 /** Opens the example page with the given isolation headers; resolves with what it reported. */
@@ -46,7 +47,12 @@ async function runPage(context, base, query) {
 
 test('browser: fork-join on module Workers in a cross-origin-isolated page, and the error without isolation', { timeout: 150_000 }, async (t) => {
   const skip = missing();
-  if (skip !== null) { console.log(`test:browser ${skip}`); t.skip(skip); return; }
+  if (skip !== null) {
+    console.log(`test:browser skipped: ${skip}; with CI=true this is a failure`);
+    reportSkip('browser', skip);
+    t.skip(skip);
+    return;
+  }
   assert.ok(existsSync(join(root, 'dist/index.js')) && existsSync(join(root, 'dist/worker.js')),
     'dist/index.js and dist/worker.js are missing: run npm run build first');
 
