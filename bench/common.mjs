@@ -27,14 +27,14 @@ export const TASKS_URL = new URL('./tasks.mjs', import.meta.url);
 
 // ---- flags -------------------------------------------------------------------------------
 
-const FLAGS = '--quick, --reps N, --procs N, --json PATH, --suite NAME, --svg PATH';
+const FLAGS = '--quick, --reps N, --procs N, --json PATH, --suite NAME, --svg PATH, --publish';
 
 /**
  * Parses the flags every entry point accepts. `defaults` gives json/svg defaults (run.mjs);
  * a suite run alone writes JSON only when asked.
  */
 export function parseArgs(argv, defaults = {}) {
-  const o = { quick: false, reps: 0, procs: 2, json: defaults.json ?? null, svg: defaults.svg ?? null, suites: [] };
+  const o = { quick: false, reps: 0, procs: 2, json: defaults.json ?? null, svg: defaults.svg ?? null, suites: [], publish: false };
   const value = (i, name) => {
     const v = argv[i + 1];
     if (v === undefined || v.startsWith('--')) throw new TypeError(`${name} needs a value`);
@@ -53,6 +53,7 @@ export function parseArgs(argv, defaults = {}) {
     else if (a === '--json') { o.json = value(i, a); i++; }
     else if (a === '--svg') { o.svg = value(i, a); i++; }
     else if (a === '--suite') { o.suites.push(...value(i, a).split(',')); i++; }
+    else if (a === '--publish') o.publish = true;
     else throw new TypeError(`unknown argument ${a} (flags: ${FLAGS})`);
   }
   if (o.reps === 0) o.reps = o.quick ? 3 : 5;

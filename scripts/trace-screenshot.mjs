@@ -1,13 +1,14 @@
 // Screenshot of a stealwork event trace opened in a real trace viewer (docs/trace-viewer.png in
 // the README).
 //
-//   node scripts/trace-screenshot.mjs [trace.json] [out.png] [--window=FROM,TO]
+//   node scripts/trace-screenshot.mjs [trace.json] [out.png] [--window=FROM,TO] [--publish]
 //
-// trace.json: a file written by `sched.trace()` (Chrome Trace Event JSON). Without it the script
-// runs examples/trace-demo.mjs into a temporary file, which needs a built dist/ (`npm run build`).
-// out.png defaults to docs/trace-viewer.png (1400x800). --window sets the visible range in ms of
-// the trace's own timestamps (ts / 1000); the default runs from the first slice to a few ms after
-// the last M started its first task (and at least 20 ms past the first steal).
+// trace.json: a file written by `sched.trace()` (Chrome Trace Event JSON); by default
+// ./stealwork-trace.json, which `npm run trace-demo` writes. out.png defaults to the trace's name
+// with .png (./stealwork-trace.png, not tracked); --publish writes docs/trace-viewer.png, the
+// picture in the README, instead. The picture is 1400x800. --window sets the visible range in ms
+// of the trace's own timestamps (ts / 1000); the default runs from the first slice to a few ms
+// after the last M started its first task (and at least 20 ms past the first steal).
 //
 // Needs: Chromium (CHROMIUM_PATH, default /usr/bin/chromium; without one, Playwright's own
 // browser) and the playwright-core dev dependency. No network: the viewer ships inside Chromium.
@@ -26,7 +27,6 @@
 // arrow to a selected slice from its initiator; flow events that bind to no slice are not drawn.
 
 import { chromium } from 'playwright-core';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -41,17 +41,18 @@ const WIDTH = 1400;
 const HEIGHT = 800;
 const SCALE = 1.25; // device pixels per CSS pixel: larger text and tracks in the same 1400x800
 const DETAILS = 360; // CSS px of the Summary tab below the tracks
-const out = resolve(positional[1] ?? join(root, 'docs', 'trace-viewer.png'));
+const publish = args.includes('--publish');
+const unknown = args.filter((a) => a.startsWith('--') && a !== '--publish' && !a.startsWith('--window='));
+if (unknown.length) throw new TypeError(`unknown flag ${unknown[0]} (flags: --window=FROM,TO, --publish)`);
+const tracePath = resolve(positional[0] ?? 'stealwork-trace.json');
+if (!existsSync(tracePath)) {
+  throw new Error(`${tracePath} does not exist: write one with \`npm run trace-demo\` (or sched.trace()), or name a trace file`);
+}
+const out = resolve(positional[1] ?? (publish ? join(root, 'docs', 'trace-viewer.png') : tracePath.replace(/(\.json)?$/, '.png')));
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const temp = mkdtempSync(join(tmpdir(), 'stealwork-trace-screenshot-'));
 try {
-  let tracePath = positional[0] && resolve(positional[0]);
-  if (!tracePath) {
-    tracePath = join(temp, 'trace.json');
-    const demo = spawnSync(process.execPath, [join(root, 'examples', 'trace-demo.mjs'), tracePath], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-    if (demo.status !== 0) throw new Error('examples/trace-demo.mjs failed (is dist/ built? `npm run build`)');
-  }
   const traceText = readFileSync(tracePath, 'utf8');
   const trace = JSON.parse(traceText);
   const events = (Array.isArray(trace) ? trace : trace.traceEvents).filter((e) => e.ph !== 'M');
