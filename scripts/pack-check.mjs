@@ -3,6 +3,7 @@
 //   npm run pack:check        (after npm run build)
 //
 // - the file list is exactly SHIPPED (no sources, maps, tarballs or tsc output);
+// - every relative link and image of README.md points at a file the package ships;
 // - package.json has no runtime dependencies, and the bundles import nothing but their own
 //   files (and node: built-ins, loaded at run time through process.getBuiltinModule);
 // - each entry carries both flavours of the Wasm core (and the worker none), each a valid module and, when
@@ -15,12 +16,21 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Exactly what the tarball holds (npm adds package.json and README.md by itself). */
+/** Exactly what the tarball holds (npm adds package.json and README.md by itself). The files the
+ *  README links to ship with it, so its links and pictures work wherever the tarball's README is
+ *  read (a registry page, an unpacked package, a CDN's file view). */
 export const SHIPPED = [
   'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json',
   'dist/index.cjs', 'dist/index.d.cts', 'dist/index.d.ts', 'dist/index.js', 'dist/worker.js',
   'dist/piscina.cjs', 'dist/piscina.d.cts', 'dist/piscina.d.ts', 'dist/piscina.js',
+  'docs/DESIGN.md', 'docs/trace-viewer.png', 'bench/results/chart.svg', 'bench/results/latest.txt',
 ];
+
+/** The relative link and image targets of a Markdown file (anchors and absolute URLs left out). */
+export function relativeLinks(markdown) {
+  return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1].split('#')[0])
+    .filter((t) => t !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(t));
+}
 
 /** The bundles that embed the Wasm core, and the asc output each embedded string must equal. */
 const EMBEDDERS = ['dist/index.js', 'dist/index.cjs', 'dist/piscina.js', 'dist/piscina.cjs'];
@@ -41,6 +51,10 @@ export function packCheck() {
   const absent = want.filter((f) => !files.includes(f));
   if (stray.length) problems.push(`stray files in the package: ${stray.join(', ')}`);
   if (absent.length) problems.push(`files missing from the package (run npm run build): ${absent.join(', ')}`);
+
+  for (const target of relativeLinks(readFileSync(`${root}README.md`, 'utf8'))) {
+    if (!files.includes(target)) problems.push(`README.md links to ${target}, which the package does not ship`);
+  }
 
   const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
   for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies']) {
@@ -76,7 +90,7 @@ export function packCheck() {
   if (problems.length) throw new Error(`pack:check failed:\n  ${problems.join('\n  ')}`);
   return [
     `${pack.name}@${pack.version}: ${pack.entryCount} files, ${kB(pack.size)} packed, ${kB(pack.unpackedSize)} unpacked`,
-    ...pack.files.map((f) => `  ${f.path.padEnd(18)} ${kB(f.size).padStart(9)}`),
+    ...pack.files.map((f) => `  ${f.path.padEnd(24)} ${kB(f.size).padStart(9)}`),
     ...lines,
   ];
 }
