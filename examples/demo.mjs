@@ -24,7 +24,7 @@ function perP(before, after) {
   return after.procs.map((p, i) => {
     const b = before.procs[i];
     return {
-      P: p.id,
+      P: p.id < procs ? p.id : `${p.id} (spare)`,
       executed: p.executed - b.executed,
       runnext: p.runnextHits - b.runnextHits,
       local: p.localHits - b.localHits,
@@ -36,7 +36,9 @@ function perP(before, after) {
   });
 }
 
-console.log(`stealwork demo: ${procs} Ps on a machine with ${availableParallelism()} CPUs\n`);
+console.log(`stealwork demo: ${procs} Ps on a machine with ${availableParallelism()} CPUs\n` +
+  `(the tables also list P${procs}, the spare P that the monitor lends to the work queued behind a P\n` +
+  ` that has run one task for 10 ms; spareThreads: 1 by default)\n`);
 for (const backend of ['wasm', 'js']) {
   const sched = await Scheduler.start({ tasks, procs, backend });
   try {
