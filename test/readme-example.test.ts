@@ -1,5 +1,5 @@
 // The README's "Use" example is real: its two code blocks are, byte for byte, examples/readme/
-// tasks.js and main.js, the files the engine matrix (test/engines/run.mjs) runs on every engine.
+// tasks.mjs and main.mjs, the files the engine matrix (test/engines/run.mjs) runs on every engine.
 // Edit both together.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -17,10 +17,10 @@ function useBlocks(): string[] {
 }
 
 describe('README "Use" example', () => {
-  it('its first two blocks are examples/readme/tasks.js and main.js', () => {
+  it('its first two blocks are examples/readme/tasks.mjs and main.mjs', () => {
     const blocks = useBlocks();
     expect(blocks.length).toBeGreaterThanOrEqual(2);
-    expect(blocks[0]).toBe(read('examples/readme/tasks.js'));
-    expect(blocks[1]).toBe(read('examples/readme/main.js'));
+    expect(blocks[0]).toBe(read('examples/readme/tasks.mjs'));
+    expect(blocks[1]).toBe(read('examples/readme/main.mjs'));
   });
 });

@@ -30,7 +30,7 @@ import { ENGINES, prepare, root } from './engines.mjs';
 
 const WORKLOADS = ['readme', 'forkjoin', 'stress'];
 const SCRIPTS = {
-  readme: join(root, 'examples', 'readme', 'main.js'),
+  readme: join(root, 'examples', 'readme', 'main.mjs'),
   forkjoin: join(root, 'test', 'engines', 'forkjoin.js'),
 };
 const inCI = /^(1|true|yes)$/i.test(process.env.CI ?? '');

@@ -1,8 +1,8 @@
-// main.js
+// main.mjs
 import { Scheduler } from 'stealwork';
 
 const sched = await Scheduler.start({
-  tasks: new URL('./tasks.js', import.meta.url), // loaded in every worker
+  tasks: new URL('./tasks.mjs', import.meta.url), // loaded in every worker
   procs: 4,                                      // number of Ps; default: available parallelism
   backend: 'wasm',                               // 'wasm' | 'js'
 });

@@ -1,4 +1,4 @@
-// tasks.js: every exported function is a task; the context comes first, then the arguments.
+// tasks.mjs: every exported function is a task; the context comes first, then the arguments.
 export function fibc(ctx, n) {             // continuation-passing join: no Promise, nothing pinned
   if (n < 2) return n;
   return ctx.join('sum', ctx.spawn('fibc', n - 1), ctx.spawn('fibc', n - 2));
