@@ -16,13 +16,15 @@ function tsFiles(dir: string): string[] {
     e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []);
 }
 
-/** file -> the files it imports by a relative specifier (type-only imports included). */
+/** file -> the files it imports by a relative specifier at run time (`import type` is erased, so
+ *  a type-only import makes no cycle). */
 function importGraph(dir: string): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of tsFiles(join(root, dir))) {
     const src = readFileSync(file, 'utf8');
-    const deps = [...src.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s*'(\.[^']+)'/gms)]
-      .map((m) => resolve(dirname(file), m[1].replace(/\.js$/, '')) + '.ts');
+    const deps = [...src.matchAll(/^\s*(?:import|export)\b([^;]*?)\bfrom\s*'(\.[^']+)'/gms)]
+      .filter((m) => !/^\s*type\b/.test(m[1]))
+      .map((m) => resolve(dirname(file), m[2].replace(/\.js$/, '')) + '.ts');
     graph.set(file, deps);
   }
   return graph;
