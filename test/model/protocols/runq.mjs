@@ -37,7 +37,7 @@ export const bugs = [
 function* drain(T, m, p, ran) {
   for (;;) {
     let g = yield* T.runq.runqGet(m, p);
-    if (g === 0) g = yield* T.globrunq.globrunqGet(m, p, 0);
+    if (g === 0) g = yield* T.globrunqget.globrunqGet(m, p, 0);
     if (g === 0) return;
     ran.push(g);
   }
