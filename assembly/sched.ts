@@ -25,6 +25,7 @@ import { classqGet, classqPopLocked, classqPut, classqSize } from './classq';
 import { mGet, mPutLocked, mRemove, pidleGet, pidlePut } from './idle';
 import { beginAbort } from './abort';
 import { budgetFree, budgetOpen, budgetSpent } from './budget';
+import { forkLen, forkqPop } from './forkq';
 
 /** What stopM returns besides a G (bindings/core/core.ts `Stop`). */
 const STOP_SLEEP: i32 = 0;
@@ -53,9 +54,9 @@ function resetSpinning(mp: usize): void {
 /**
  * Starts runnable g on P p (block pp) for M mp (findRunnable step 6): a new time slice bumps
  * schedtick, g becomes G_RUNNING, an M that traces records the start, and a spinning M stops
- * spinning. M mp holding P p only.
+ * spinning. M mp holding P p only (findRunnable, stopM, forkHelp).
  */
-function execute(pp: usize, p: i32, mp: usize, g: u32, newSlice: bool): void {
+export function execute(pp: usize, p: i32, mp: usize, g: u32, newSlice: bool): void {
   if (newSlice) {
     atomic.store<u32>(pp, load<u32>(pp, P_SCHEDTICK) + 1, P_SCHEDTICK); // plain load: owner only; store pairs with the monitor's load
   }
@@ -108,6 +109,12 @@ export function findRunnable(p: i32, m: i32): u32 {
       if (g != 0) counterAdd(pp + (P_COUNTERS + PC_LOCAL_HITS), 1);
     }
   }
+  // The P's own fork deque: empty between tasks, unless this M took over a crashed one's P
+  // (DESIGN.md "Fork-join"); two loads when empty.
+  if (g == 0 && forkLen(p) != 0) {
+    g = forkqPop(pp);
+    if (g != 0) counterAdd(pp + (P_COUNTERS + PC_LOCAL_HITS), 1);
+  }
   if (g == 0 && atomic.load<u32>(S_RUNQ_SIZE) > 0) { // pairs with the size stores under sched.lock
     g = globrunqGet(p, 0);
     if (g != 0) counterAdd(pp + (P_COUNTERS + PC_GLOBAL_HITS), 1);
@@ -144,7 +151,7 @@ export function findRunnable(p: i32, m: i32): u32 {
 /**
  * Whether any queue has work an M without a P should come back for: the global queue, a class
  * queue, or a non-idle P with work a spinner would steal (stealWork's last pass: ring and
- * runnext, at least the steal threshold). Less is its owner's to run: coming back for it would
+ * runnext, at least the steal threshold; any fork deque G). Less is its owner's to run: coming back for it would
  * loop findRunnable -> stopM -> Retry for as long as the owner runs its current G. Any thread.
  */
 function workAnywhere(): bool {
@@ -155,6 +162,7 @@ function workAnywhere(): bool {
   for (let v = 0; v < n; v++) {
     let pp = pAddr(v);
     if (atomic.load<u32>(pp, P_STATUS) == P_IDLE) continue; // pairs with the status stores in acquireP/stopM
+    if (forkLen(v) != 0) return true; // a fork is stolen whatever the threshold
     if (thr <= 1) {
       if (!runqEmpty(v)) return true;
     } else if (runqLen(v) + (atomic.load<u32>(pp, P_RUNNEXT) != 0 ? 1 : 0) >= thr) { // pairs with the runnext exchange/CAS

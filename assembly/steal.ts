@@ -12,6 +12,7 @@ import {
 } from './shared/layout';
 import { flags, nprocs, pAddr } from './mem';
 import { runqLen, runqSteal } from './runq';
+import { forkLen, forkSteal } from './forkq';
 
 /** The most a load-derived threshold asks for. */
 const THRESHOLD_MAX: u32 = 32;
@@ -91,8 +92,8 @@ export function stealThreshold(): u32 {
 
 /**
  * Go's stealWork: STEAL_TRIES passes over the other Ps in the configured victim order, taking
- * half the ring of the first whose load reaches the threshold; the last pass also counts and
- * steals runnext. With FLAG_VICTIM_HINT, pass 0 first tries the victim of p's last successful
+ * half the ring of the first whose load reaches the threshold, else the oldest G of its fork
+ * deque; the last pass also counts and steals runnext. With FLAG_VICTIM_HINT, pass 0 first tries the victim of p's last successful
  * steal. Returns the G to run, or 0. Owner P only.
  */
 export function stealWork(p: i32): u32 {
@@ -138,6 +139,12 @@ export function stealWork(p: i32): u32 {
           store<u32>(pp, <u32>v + 1, P_HINT); // plain: owner only
           return g;
         }
+      }
+      // The victim's fork deque, one G (its oldest fork: the biggest piece of a divide and
+      // conquer), whatever the threshold (DESIGN.md "Fork-join").
+      if (forkLen(v) != 0) {
+        let g = forkSteal(p, v);
+        if (g != 0) return g;
       }
     }
   }

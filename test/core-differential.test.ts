@@ -78,10 +78,12 @@ class Model {
   low: number[] = [];
   gfLocal: number[][]; // top first
   gfGlobal: number[] = []; // top first
+  forks: number[][]; // top (oldest) first
   gcap: number;
 
   constructor(readonly nprocs: number, gcapInit: number, readonly gmax: number) {
     this.rings = Array.from({ length: nprocs }, () => []);
+    this.forks = Array.from({ length: nprocs }, () => []);
     this.runnext = new Array<number>(nprocs).fill(0);
     this.gfLocal = Array.from({ length: nprocs }, () => []);
     this.gcap = 0;
@@ -167,6 +169,19 @@ class Model {
     return last;
   }
 
+  /** forkHelp(p, m, victim): the victim's oldest fork, p's runnext and ring, then p+1, p+2's
+   *  oldest forks (DESIGN.md "Fork-join"). */
+  forkHelp(p: number, victim: number): number {
+    if (victim >= 0 && victim !== p && this.forks[victim].length > 0) return this.forks[victim].shift()!;
+    const g = this.runqGet(p);
+    if (g !== 0) return g;
+    for (let k = 1; k < this.nprocs; k++) {
+      const f = this.forks[(p + k) % this.nprocs];
+      if (f.length > 0) return f.shift()!;
+    }
+    return 0;
+  }
+
   /** ready(p, g, next) of a G of class cls (DESIGN.md "Priority classes"). */
   ready(p: number, g: number, next: number, cls: number, globalOnly: boolean): void {
     if (cls === L.PRIO_HIGH) this.high.push(g);
@@ -212,7 +227,12 @@ type QOp =
   | { k: 'globrunqPutBatch'; pick: number; n: number }
   | { k: 'globrunqGet'; p: number; max: number }
   | { k: 'heapAlloc'; size: number }
-  | { k: 'heapFree'; pick: number };
+  | { k: 'heapFree'; pick: number }
+  | { k: 'forkPush'; p: number; pick: number }
+  | { k: 'forkMany'; p: number; n: number }
+  | { k: 'forkPop'; p: number }
+  | { k: 'forkHelp'; p: number; v: number }
+  | { k: 'forkLen'; p: number };
 
 const pSel = fc.integer({ min: -1, max: 15 }); // -1: global / no P; else taken mod nprocs
 
@@ -241,6 +261,11 @@ const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ k: fc.constant('globrunqGet' as const), p: sel, max: fc.constantFrom(0, 1, 2, 5, 200) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('heapAlloc' as const), size: fc.oneof(fc.integer({ min: 0, max: 64 }), fc.integer({ min: 0, max: 5000 })) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('heapFree' as const), pick: sel }) },
+  { weight: 5, arbitrary: fc.record({ k: fc.constant('forkPush' as const), p: sel, pick: sel }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('forkMany' as const), p: sel, n: fc.integer({ min: 1, max: 300 }) }) },
+  { weight: 4, arbitrary: fc.record({ k: fc.constant('forkPop' as const), p: sel }) },
+  { weight: 4, arbitrary: fc.record({ k: fc.constant('forkHelp' as const), p: sel, v: pSel }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('forkLen' as const), p: sel }) },
 );
 
 interface Setup {
@@ -418,6 +443,43 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         blockClass.set(a, c);
         break;
       }
+      case 'forkPush':
+      case 'forkMany': {
+        const p = op.p % n;
+        const count = op.k === 'forkPush' ? 1 : op.n;
+        for (let j = 0; j < count; j++) {
+          const g = op.k === 'forkPush' ? take(dead, op.pick) : gfGet(p);
+          if (g === undefined || g === 0) return;
+          const full = model.forks[p].length >= L.FORKQ_SIZE;
+          expectModel(pair.call('forkPush', p, 0, g, 0), full ? 0 : 1, `forkPush(${p}, ${g})`);
+          if (full) dead.push(g);
+          else model.forks[p].push(g);
+        }
+        break;
+      }
+      case 'forkPop':
+      case 'forkHelp': {
+        const p = op.p % n;
+        let g: number;
+        if (op.k === 'forkPop') {
+          g = pair.call('forkPop', p, 0);
+          expectModel(g, model.forks[p].pop() ?? 0, `forkPop(${p})`);
+        } else {
+          const v = op.v < 0 ? -1 : op.v % n;
+          g = pair.call('forkHelp', p, 0, v);
+          expectModel(g, model.forkHelp(p, v), `forkHelp(${p}, ${v})`);
+        }
+        if (g !== 0) {
+          pair.call('gSetStatus', g, L.G_RUNNING, L.G_DEAD); // it ran and finished
+          dead.push(g);
+        }
+        break;
+      }
+      case 'forkLen': {
+        const p = op.p % n;
+        expectModel(pair.call('forkLen', p), model.forks[p].length, `forkLen(${p})`);
+        break;
+      }
       case 'heapFree': {
         const a = take(blocks, op.pick);
         if (a === undefined) return;
@@ -438,6 +500,7 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
     for (let p = 0; p < n; p++) {
       expect(h.mem.ring(p), `${h.backend} ring ${p}`).toEqual(model.rings[p]);
       expect(h.mem.runnext(p), `${h.backend} runnext ${p}`).toBe(model.runnext[p]);
+      expect(h.mem.forkq(p), `${h.backend} fork deque ${p}`).toEqual(model.forks[p]);
       expect(h.mem.gfreeLocal(p), `${h.backend} gfree ${p}`).toEqual(model.gfLocal[p]);
     }
     expect(h.mem.globalQueue(), `${h.backend} global queue`).toEqual(model.global);
@@ -473,7 +536,10 @@ type SOp =
   | { k: 'empty'; p: number }
   | { k: 'heapAlloc'; size: number }
   | { k: 'heapFree'; pick: number }
-  | { k: 'charge'; m: number; gap: number; d: number };
+  | { k: 'charge'; m: number; gap: number; d: number }
+  | { k: 'fork'; m: number; n: number }
+  | { k: 'joinPop'; m: number }
+  | { k: 'help'; m: number; v: number };
 
 const sOp: fc.Arbitrary<SOp> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ k: 'wakep' as const }) },
@@ -497,6 +563,9 @@ const sOp: fc.Arbitrary<SOp> = fc.oneof(
   // last charge, `d` quarter-ms of run time, short or near a whole budget, so Ps throttle
   // (a high G of 90 ms or more) and periods pass.
   { weight: 6, arbitrary: fc.record({ k: fc.constant('charge' as const), m: sel, gap: fc.integer({ min: 0, max: 100 }), d: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 360, max: 800 })) }) },
+  { weight: 4, arbitrary: fc.record({ k: fc.constant('fork' as const), m: sel, n: fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 250, max: 260 })) }) },
+  { weight: 3, arbitrary: fc.record({ k: fc.constant('joinPop' as const), m: sel }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('help' as const), m: sel, v: sel }) },
 );
 
 interface SchedSetup {
@@ -645,6 +714,32 @@ function runSched(s: SchedSetup, ops: SOp[], everyStep: boolean): Pair {
         if (m === undefined) return;
         taken.delete(m);
         pair.call('mPut', m);
+        break;
+      }
+      case 'fork': {
+        // An M running a G forks: the forks go on its P's deque (or stay with it when full:
+        // the forker runs them, so they finish here at once).
+        const m = pick(holders().filter((x) => curG.has(x)), op.m);
+        if (m === undefined) return;
+        const p = holding.get(m)!;
+        for (let j = 0; j < op.n; j++) {
+          const g = pair.call('gfGet', p);
+          if (g === 0) break;
+          if (pair.call('forkPush', p, m, g, curG.get(m)!) === 0) pair.call('gfPut', p, g);
+        }
+        break;
+      }
+      case 'joinPop':
+      case 'help': {
+        // A joiner takes its newest fork back, or helps: the G runs and finishes inline.
+        const m = pick(holders().filter((x) => curG.has(x)), op.m);
+        if (m === undefined) return;
+        const p = holding.get(m)!;
+        const g = op.k === 'joinPop' ? pair.call('forkPop', p, m) : pair.call('forkHelp', p, m, (op.v % (s.nprocs + 1)) - 1);
+        if (g !== 0) {
+          pair.call('gSetStatus', g, L.G_RUNNING, L.G_DEAD);
+          pair.call('gfPut', p, g);
+        }
         break;
       }
       case 'threshold':

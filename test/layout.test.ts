@@ -14,7 +14,7 @@ const PINNED: Record<string, number> = {
   LINE: 128,
   PAGE: 65536,
   MAGIC: 0x4b525753,
-  LAYOUT_VERSION: 2,
+  LAYOUT_VERSION: 3,
   LAYOUT_BASE: 65536,
 
   RUNQ_SIZE: 256,
@@ -113,6 +113,8 @@ const PINNED: Record<string, number> = {
   S_RT_HANDOFFS: 66580,
   S_RT_GIVEBACK: 66588,
   S_RT_RETIRES: 66584,
+  S_RT_FORK_SLEEPERS: 66592,
+  S_RT_FORK_EPOCH: 66596,
   CANCEL_TOKENS: 65536,
 
   COPRIMES: 66688,
@@ -161,7 +163,14 @@ const PINNED: Record<string, number> = {
   P_HIGH_USED: 648,
   P_HIGH_STATE: 656,
   P_RUNQ: 768,
-  P_SIZE: 1792,
+  FORKQ_SIZE: 256,
+  FORKQ_MASK: 255,
+  P_FORKQ_BOTTOM: 1792,
+  P_FORK_PUSHES: 1800,
+  P_FORK_INLINE: 1808,
+  P_FORKQ_TOP: 1920,
+  P_FORKQ: 2048,
+  P_SIZE: 3072,
 
   M_PARK: 0,
   M_NEXTP: 4,
@@ -225,8 +234,10 @@ const PINNED: Record<string, number> = {
   JOIN_DETACHED: 0x20000,
   JOIN_ERROR: 0x40000,
   JOIN_PARENT: 0x80000,
+  JOIN_FORK: 0x100000,
   GF_CONT: 0x100,
   GF_SHAPED: 0x200,
+  GF_FORK: 0x400,
   G_TOKEN_SHIFT: 16,
   SCHEDLINK_PINNED: 0x80000000,
   PARENT_SPAWNER: 0x80000000,
@@ -309,7 +320,8 @@ describe('layout constants', () => {
     expect(L.GFREE_LOCAL_KEEP).toBe(L.GFREE_LOCAL_MAX / 2);
     expect(L.GDIR_MAX * L.G_CHUNK).toBeLessThanOrEqual(2 ** 32);
     expect(L.HEAP_MIN_SHIFT + L.HEAP_CLASSES - 1).toBe(30);
-    expect(L.P_SIZE).toBe(L.P_RUNQ + L.RUNQ_SIZE * 4);
+    expect(L.P_SIZE).toBe(L.P_FORKQ + L.FORKQ_SIZE * 4);
+    expect(L.FORKQ_MASK).toBe(L.FORKQ_SIZE - 1);
     expect(L.PC_COUNT).toBe(PC_NAMES.length);
     expect(L.SC_COUNT).toBe(SC_NAMES.length);
     // 'SWRK' read as a little-endian u32.
@@ -327,7 +339,7 @@ describe('layout constants', () => {
     expect(park).toContain(L.PARK_P);
     for (const b of park) expect(b & (b - 1), `PARK 0x${b.toString(16)} is one bit`).toBe(0);
     expect(park.reduce((a, b) => a | b, 0)).toBe(park.reduce((a, b) => a + b, 0));
-    const join = [L.JOIN_DONE, L.JOIN_DETACHED, L.JOIN_ERROR, L.JOIN_PARENT];
+    const join = [L.JOIN_DONE, L.JOIN_DETACHED, L.JOIN_ERROR, L.JOIN_PARENT, L.JOIN_FORK];
     for (const b of join) expect(b & L.JOIN_WAITER_MASK).toBe(0);
     expect(join.reduce((a, b) => a | b, 0)).toBe(join.reduce((a, b) => a + b, 0));
   });
@@ -339,6 +351,9 @@ describe('layout constants', () => {
     for (const c of classes) expect(c & ~L.PRIO_MASK).toBe(0);
     // The class byte leaves the flags byte and the token half alone.
     expect(L.PRIO_MASK & L.GF_CONT).toBe(0);
+    expect(L.PRIO_MASK & L.GF_FORK).toBe(0);
+    expect(L.GF_CONT & L.GF_FORK).toBe(0);
+    expect(L.GF_SHAPED & L.GF_FORK).toBe(0);
     expect(L.PRIO_MASK >>> L.G_TOKEN_SHIFT).toBe(0);
     // The low turn is rarer than the global queue's and the two seldom fall on one slice.
     const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
@@ -429,9 +444,19 @@ describe('layout structure', () => {
     expectDisjoint([['P_HIGH_PERIOD', L.P_HIGH_PERIOD, 8], ['P_HIGH_USED', L.P_HIGH_USED, 8], ['P_HIGH_STATE', L.P_HIGH_STATE, 4]].map(
       ([k, o, n]) => [k as string, (o as number) - L.P_HIGH_PERIOD, n as number]), L.LINE);
     expect(line(L.P_HIGH_STATE)).toBeLessThan(line(L.P_RUNQ));
-    // The ring starts on a line of its own and ends the block.
+    // The ring starts on a line of its own; the fork deque's bottom, top and slots follow, each
+    // on lines of their own, and end the block.
     expect(L.P_RUNQ % L.LINE).toBe(0);
-    expect(L.P_RUNQ + L.RUNQ_SIZE * 4).toBe(L.P_SIZE);
+    expect(L.P_RUNQ + L.RUNQ_SIZE * 4).toBe(L.P_FORKQ_BOTTOM);
+    for (const o of [L.P_FORKQ_BOTTOM, L.P_FORKQ_TOP, L.P_FORKQ]) expect(o % L.LINE).toBe(0);
+    expect(new Set([L.P_FORKQ_BOTTOM, L.P_FORKQ_TOP, L.P_FORKQ].map(line)).size).toBe(3);
+    // The fork counters: owner f64s on the bottom's line (the owner's), after the bottom word.
+    for (const o of [L.P_FORK_PUSHES, L.P_FORK_INLINE]) {
+      expect(line(o)).toBe(line(L.P_FORKQ_BOTTOM));
+      expect(o % 8).toBe(0);
+    }
+    expectDisjoint([['bottom', 0, 4], ['pushes', L.P_FORK_PUSHES - L.P_FORKQ_BOTTOM, 8], ['inline', L.P_FORK_INLINE - L.P_FORKQ_BOTTOM, 8]], L.LINE);
+    expect(L.P_FORKQ + L.FORKQ_SIZE * 4).toBe(L.P_SIZE);
   });
 
   it('an M: park line, inbox line, runtime line', () => {

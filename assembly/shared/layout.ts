@@ -24,7 +24,7 @@ export const PAGE = 65536;
 
 // Identity of the layout, checked by every thread that attaches.
 export const MAGIC = 0x4b525753; // 'SWRK' little-endian
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 
 // The Wasm module's own static data must end below this address; the core checks
 // __heap_base against it at init. Instantiation rewrites static data (see DESIGN.md,
@@ -169,6 +169,8 @@ export const S_RT_NPRESERVE = S_RT + 16; // reserved spare Ps: changed under sch
 export const S_RT_HANDOFFS = S_RT + 20; // spare Ps the monitor handed to an idle M (under sched.lock)
 export const S_RT_RETIRES = S_RT + 24; // Ps put back in reserve: idle ones by the monitor, busy ones given back (under sched.lock)
 export const S_RT_GIVEBACK = S_RT + 28; // 1: the monitor asks the next M that looks (every 64 tasks) to give its P back to the reserve
+export const S_RT_FORK_SLEEPERS = S_RT + 32; // fork joiners asleep on S_RT_FORK_EPOCH (atomic add by them; every fork push loads it)
+export const S_RT_FORK_EPOCH = S_RT + 36; // bumped (and notified) when a sleeping fork joiner may have something to do (DESIGN.md "Fork-join")
 export const CANCEL_TOKENS = 65536; // cancellation tokens; a G carries one in the high half of G_PRIO
 
 // ---------------------------------------------------------------------------------------
@@ -193,6 +195,9 @@ export const PS = GDIR + GDIR_MAX * 4; // P0's block; H_PBASE holds the same val
 //   line E (+512) owner counters, f64
 //   line F (+640) owner: high work's budget (P_HIGH_*)
 //   ring (+768)   RUNQ_SIZE u32 G ids
+//   line G (+1792) fork deque bottom and its counters: owner writes
+//   line H (+1920) fork deque top: CAS by thieves, and by the owner for the last G
+//   forkq (+2048) FORKQ_SIZE u32 G ids (DESIGN.md "Fork-join")
 export const P_TAIL = 0; // runqtail: only the owner writes (store-release)
 export const P_STATUS = 4; // P_IDLE / P_RUNNING
 export const P_SCHEDTICK = 8; // bumped per new time slice (execute with !inheritTime)
@@ -233,7 +238,14 @@ export const P_HIGH_PERIOD = 5 * LINE; // f64: start of the current period (ms, 
 export const P_HIGH_USED = 5 * LINE + 8; // f64: high run time charged, less HIGH_RUNTIME_MS per period passed (ms)
 export const P_HIGH_STATE = 5 * LINE + 16; // u32: HIGH_OPEN, HIGH_THROTTLED or HIGH_FREE
 export const P_RUNQ = 6 * LINE;
-export const P_SIZE = 6 * LINE + RUNQ_SIZE * 4; // 1792
+export const FORKQ_SIZE = 256; // a fork deque holds this many Gs; a fork past it stays with its forker
+export const FORKQ_MASK = 255;
+export const P_FORKQ_BOTTOM = 6 * LINE + RUNQ_SIZE * 4; // 1792: free-running u32, owner writes
+export const P_FORK_PUSHES = P_FORKQ_BOTTOM + 8; // f64, owner only: Gs pushed on this P's fork deque (forkPush)
+export const P_FORK_INLINE = P_FORKQ_BOTTOM + 16; // f64, owner only: forked Gs this P's owner took back to run inline (forkPop)
+export const P_FORKQ_TOP = P_FORKQ_BOTTOM + LINE; // free-running u32, CAS by anyone
+export const P_FORKQ = P_FORKQ_TOP + LINE; // FORKQ_SIZE u32 G ids
+export const P_SIZE = P_FORKQ + FORKQ_SIZE * 4; // 3072
 
 // ---------------------------------------------------------------------------------------
 // M block: M_SIZE bytes, one per M slot. M0 is the main thread; workers are M1..
@@ -320,10 +332,12 @@ export const JOIN_DONE = 0x10000; // result (or error) stored
 export const JOIN_DETACHED = 0x20000; // nobody will read the result: free it when done
 export const JOIN_ERROR = 0x40000; // the result is an error
 export const JOIN_PARENT = 0x80000; // G_PARENT/G_INDEX are set: deliver the result to the parent
+export const JOIN_FORK = 0x100000; // a forked G's joiner may sleep: its finisher bumps S_RT_FORK_EPOCH
 
 // Flags byte of G_PRIO (bits 8..15 of the word).
 export const GF_CONT = 0x100; // a join continuation: its arguments are its children's results
 export const GF_SHAPED = 0x200; // a join continuation whose argument 0 is its shape (plain values and arrays beside the children)
+export const GF_FORK = 0x400; // a forked G (ctx.fork): joined synchronously by its forker; G_INDEX holds its thief's P + 1
 export const G_TOKEN_SHIFT = 16; // G_PRIO >>> 16: the cancellation token inherited from the root
 // G_SCHEDLINK of an async task awaiting on its M (on no list then): this bit | the M's index, so
 // a crashed M's pinned tasks can be found and failed (DESIGN.md "Crashed workers"). G ids stay

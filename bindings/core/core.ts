@@ -117,4 +117,19 @@ export interface Core {
    *  the reserve: its runnext and ring go to the global queue, m to the idle list (then m
    *  sleeps, as after stopM's Sleep). Returns how many Gs moved. */
   pGiveBack(p: number, m: number): number;
+
+  // ---- Fork-join (DESIGN.md "Fork-join") -------------------------------------------------
+  /** M m holding P p only. G parent forked g (G_DEAD, prepared): g goes runnable on p's fork
+   *  deque (an M that traces records the spawn), then wakep() if needed. 1, or 0 when the
+   *  deque is full (g stays G_DEAD, for the forker to run inline). */
+  forkPush(p: number, m: number, g: number, parent: number): number;
+  /** M m holding P p only. The newest G of p's fork deque, already G_RUNNING (its start
+   *  traced), or 0 when it is empty. */
+  forkPop(p: number, m: number): number;
+  /** M m holding P p only, waiting for a stolen fork: the oldest G of victim's fork deque
+   *  (victim < 0: none), else p's runnext and ring, else another P's fork deque; the G already
+   *  G_RUNNING (started and traced as by findRunnable), or 0. */
+  forkHelp(p: number, m: number, victim: number): number;
+  /** Any thread. Gs on P p's fork deque. */
+  forkLen(p: number): number;
 }

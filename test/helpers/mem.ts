@@ -155,6 +155,17 @@ export class Mem {
   runnext(p: number): number {
     return this.p(p, L.P_RUNNEXT);
   }
+  /** P p's fork deque, oldest (top) first. */
+  forkq(p: number): number[] {
+    const base = this.pAddr(p);
+    const t = this.u32(base + L.P_FORKQ_TOP);
+    const b = this.u32(base + L.P_FORKQ_BOTTOM);
+    const n = (b - t) >>> 0;
+    if (n > L.FORKQ_SIZE) throw new Error(`Mem.forkq: p=${p} holds ${n} (top=${t} bottom=${b})`);
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) out.push(this.u32(base + L.P_FORKQ + ((t + i) & L.FORKQ_MASK) * 4));
+    return out;
+  }
   /** The global run queue, head first; checks S_RUNQ_TAIL and S_RUNQ_SIZE agree with the links. */
   globalQueue(): number[] {
     return this.fifo('globalQueue', L.S_RUNQ_HEAD, L.S_RUNQ_TAIL, L.S_RUNQ_SIZE);
@@ -244,7 +255,7 @@ export class Mem {
   allQueued(): number[] {
     const out = [...this.globalQueue(), ...this.highQueue(), ...this.lowQueue()];
     for (let p = 0; p < this.nprocs; p++) {
-      out.push(...this.ring(p));
+      out.push(...this.ring(p), ...this.forkq(p));
       const n = this.runnext(p);
       if (n !== 0) out.push(n);
     }

@@ -19,6 +19,8 @@
 //   budget.ts   high work's budget on a P (chargeTime)
 //   sysmon.ts   the spare-P reserve, the monitor's handoff and the give-back
 //   trace.ts    task starts and spawns into the tracing M's event ring
+//   forkq.ts    the fork deque of a P (Chase-Lev) and the fork steal
+//   fork.ts     forkPush / forkPop / forkHelp: fork-join's core calls
 //   init.ts     laying the layout down
 
 import type { Core } from '../core.js';
@@ -34,6 +36,8 @@ import { acquireP, findRunnable, mPut, mTake, newproc, ready, stopM, wakep } fro
 import { chargeTime } from './budget.js';
 import { stealOrderAt, stealThreshold, stealWork } from './steal.js';
 import { handoff, pGiveBack, pReserve, pRetire } from './sysmon.js';
+import { forkHelp, forkPop, forkPush } from './fork.js';
+import { forkLen } from './forkq.js';
 
 /** A Core over `memory` for the calling thread; `canBlock`: may this thread Atomics.wait
  *  (false on a main thread). Each thread creates its own; they share only the memory. */
@@ -76,5 +80,9 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
     pRetire: (): number => pRetire(m),
     handoff: (): number => handoff(m),
     pGiveBack: (p: number, mi: number): number => pGiveBack(m, p, mi),
+    forkPush: (p: number, mi: number, g: number, parent: number): number => forkPush(m, p, mi, g, parent),
+    forkPop: (p: number, mi: number): number => forkPop(m, p, mi),
+    forkHelp: (p: number, mi: number, victim: number): number => forkHelp(m, p, mi, victim),
+    forkLen: (p: number): number => forkLen(m, p),
   };
 }

@@ -26,6 +26,7 @@ import { flags, mWord, nprocs, pCounters, pWord, type Mem } from './mem.js';
 import { runqEmpty, runqGet, runqLen, runqPut } from './runq.js';
 import { stealThreshold, stealWork } from './steal.js';
 import { traceSpawn, traceStart, traceSteal } from './trace.js';
+import { forkLen, forkqPop } from './forkq.js';
 
 const NMSPINNING_W = S_NMSPINNING >> 2;
 const TRACE_BUF = MR_TRACE_BUF >> 2;
@@ -116,8 +117,8 @@ export function ready(m: Mem, p: number, g: number, next: number): void {
 
 /** findRunnable step 6: g (G_RUNNABLE) starts on P p run by M mi: a new slice bumps schedtick;
  *  G_RUNNING; an M that traces records the start; a spinning M stops spinning and wakes the
- *  next spinner. Returns g. M mi holding P p only. */
-function execute(m: Mem, p: number, mi: number, g: number, newSlice: boolean): number {
+ *  next spinner. Returns g. M mi holding P p only (findRunnable, stopM, forkHelp). */
+export function execute(m: Mem, p: number, mi: number, g: number, newSlice: boolean): number {
   const i32 = m.i32;
   const w = pWord(p);
   if (newSlice) i32[w + SCHEDTICK] = (i32[w + SCHEDTICK] + 1) | 0; // plain: owner only; readers tolerate staleness
@@ -184,6 +185,15 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
     f64[c + LOCAL_HITS] += 1; // plain: owner counter
     return execute(m, p, mi, g, true);
   }
+  // The P's own fork deque: empty between tasks, unless this M took over a crashed one's P
+  // (DESIGN.md "Fork-join"); two loads when empty.
+  if (forkLen(m, p) !== 0) {
+    g = forkqPop(m, p);
+    if (g !== 0) {
+      f64[c + LOCAL_HITS] += 1; // plain: owner counter
+      return execute(m, p, mi, g, true);
+    }
+  }
   if (Atomics.load(i32, RUNQ_SIZE_W) > 0) { // pairs with the size stores under sched.lock
     g = globrunqGet(m, p, 0);
     if (g !== 0) {
@@ -235,7 +245,7 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
 
 /** Is there work an M without a P should come back for: a non-empty global or class queue, or
  *  a P not idle with work a spinner would steal (stealWork's last pass: ring and runnext, at
- *  least the steal threshold)? Less is its owner's to run: coming back for it would loop
+ *  least the steal threshold; any fork deque G)? Less is its owner's to run: coming back for it would loop
  *  findRunnable -> stopM -> Retry for as long as the owner runs its current G. Any thread. */
 function workVisible(m: Mem): boolean {
   const i32 = m.i32;
@@ -246,6 +256,7 @@ function workVisible(m: Mem): boolean {
   for (let v = 0; v < np; v++) {
     const w = pWord(v);
     if (Atomics.load(i32, w + P_STATUS_W) === P_IDLE) continue; // pairs with the status stores
+    if (forkLen(m, v) !== 0) return true; // a fork is stolen whatever the threshold
     if (thr <= 1) {
       if (runqEmpty(m, v) === 0) return true;
     } else if (runqLen(m, v) + (Atomics.load(i32, w + P_RUNNEXT_W) !== 0 ? 1 : 0) >= thr) { // pairs with the runnext exchange/CAS

@@ -7,6 +7,7 @@ import {
 } from '../../../assembly/shared/layout.js';
 import { flags, H_STEAL_THRESHOLD_W, ncoprimes, nprocs, pWord, type Mem } from './mem.js';
 import { runqLen, runqSteal } from './runq.js';
+import { forkLen, forkSteal } from './forkq.js';
 
 const COPRIMES_W = COPRIMES >> 2;
 const STATUS = P_STATUS >> 2;
@@ -82,7 +83,8 @@ export function stealThreshold(m: Mem): number {
 }
 
 /** Go's stealWork: STEAL_TRIES passes over the other Ps in the configured order (the victim
- *  hint first when enabled), runnext only on the last pass; returns a stolen G or 0.
+ *  hint first when enabled), half a ring or else one G of a fork deque, runnext only on the
+ *  last pass; returns a stolen G or 0.
  *  Owner P only. */
 export function stealWork(m: Mem, p: number): number {
   const i32 = m.i32;
@@ -127,6 +129,12 @@ export function stealWork(m: Mem, p: number): number {
           i32[w + HINT] = pos + 1; // plain: owner only
           return g;
         }
+      }
+      // The victim's fork deque, one G (its oldest fork: the biggest piece of a divide and
+      // conquer), whatever the threshold (DESIGN.md "Fork-join").
+      if (forkLen(m, pos) !== 0) {
+        const g = forkSteal(m, p, pos);
+        if (g !== 0) return g;
       }
     }
   }

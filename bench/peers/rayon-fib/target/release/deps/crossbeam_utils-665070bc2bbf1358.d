@@ -1,0 +1,19 @@
+/work/wt/fork/bench/peers/rayon-fib/target/release/deps/crossbeam_utils-665070bc2bbf1358.d: /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/lib.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/mod.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/atomic_cell.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/consume.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/cache_padded.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/backoff.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/seq_lock.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/mod.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/once_lock.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/parker.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/sharded_lock.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/wait_group.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/thread.rs
+
+/work/wt/fork/bench/peers/rayon-fib/target/release/deps/libcrossbeam_utils-665070bc2bbf1358.rlib: /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/lib.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/mod.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/atomic_cell.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/consume.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/cache_padded.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/backoff.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/seq_lock.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/mod.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/once_lock.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/parker.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/sharded_lock.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/wait_group.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/thread.rs
+
+/work/wt/fork/bench/peers/rayon-fib/target/release/deps/libcrossbeam_utils-665070bc2bbf1358.rmeta: /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/lib.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/mod.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/atomic_cell.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/consume.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/cache_padded.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/backoff.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/seq_lock.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/mod.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/once_lock.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/parker.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/sharded_lock.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/wait_group.rs /usr/share/cargo/registry/crossbeam-utils-0.8.12/src/thread.rs
+
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/lib.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/mod.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/atomic_cell.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/consume.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/cache_padded.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/backoff.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/atomic/seq_lock.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/mod.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/once_lock.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/parker.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/sharded_lock.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/sync/wait_group.rs:
+/usr/share/cargo/registry/crossbeam-utils-0.8.12/src/thread.rs:

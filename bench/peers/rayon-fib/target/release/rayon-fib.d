@@ -1,0 +1,1 @@
+/work/wt/fork/bench/peers/rayon-fib/target/release/rayon-fib: /work/wt/fork/bench/peers/rayon-fib/src/main.rs
