@@ -6,6 +6,7 @@ export type { SchedulerOptions, VictimOrder } from './runtime/options.js';
 export type { SchedulerStats, PStats, MStats } from './runtime/stats.js';
 export { Task, JoinRequest } from './runtime/task.js';
 export { TaskContext } from './runtime/context.js';
+export { Fork } from './runtime/fork.js';
 export { StealworkError, WorkerCrashedError, AbortError } from './runtime/errors.js';
 export type { ErrorCode } from './runtime/errors.js';
 export type { Backend } from './core/core.js';

@@ -1,6 +1,7 @@
 // The context a task function gets as its first argument.
 
 import type { Task, JoinRequest } from './task.js';
+import type { Fork } from './fork.js';
 import { macrotask } from './platform.js';
 import { AbortError } from './errors.js';
 import { checkPriority, priorityClass, type Priority } from './priority.js';
@@ -16,6 +17,7 @@ export interface ContextHost {
   /** cls: the child's priority class byte, -1 to inherit ctx's. */
   spawnFrom(ctx: TaskContext, name: string, args: unknown[], cls: number): Task<unknown>;
   joinFrom(ctx: TaskContext, name: string, args: unknown[]): JoinRequest;
+  forkFrom(ctx: TaskContext, name: string, args: unknown[]): Fork;
   isCancelled(token: number): boolean;
   watchCancel(token: number, controller: AbortController): void;
   readonly mid: number;
@@ -61,6 +63,16 @@ export class TaskContext {
       else if (this.token !== 0) this.host.watchCancel(this.token, this.controller);
     }
     return this.controller.signal;
+  }
+
+  /**
+   * Forks a child task (work-first fork-join, DESIGN.md "Fork-join"): `fork.join()` returns its
+   * result synchronously, running it right here unless another thread stole it meanwhile. For
+   * synchronous task functions, called while the task runs; a fork not joined when the task
+   * returns is joined then.
+   */
+  fork<T = unknown>(name: string, ...args: unknown[]): Fork<T> {
+    return this.host.forkFrom(this, name, args) as Fork<T>;
   }
 
   /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen). */

@@ -11,7 +11,7 @@ import {
   MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE,
   JOIN_DONE, M_INBOX, M_PARK, M_SIZE, MR_ASYNC,
   MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES, S_RT_GIVEBACK,
-  SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK, PRIO_HIGH, GF_SHAPED,
+  SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK, PRIO_HIGH, GF_SHAPED, GF_FORK, G_INDEX, JOIN_FORK,
 } from '../../assembly/shared/layout.js';
 import { encodeValue, decodeValue, encodeError, decodeError } from '../codec/index.js';
 import { Stop, type Core } from '../core/core.js';
@@ -27,6 +27,7 @@ import { pushInbox } from './inbox.js';
 import { JOIN_TO_NOBODY, JOIN_TO_PARENT, joinAwait, joinDetach, joinFinish, joinLinked } from './joinword.js';
 import { EV_PARK, EV_SETTLE, EV_UNPARK, TraceWriter, traceClock } from './trace.js';
 import type { Views } from './values.js';
+import { Fork, ForkJoin, NO_ERROR, forkWake, notSyncError, type ForkHost } from './fork.js';
 
 type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
 
@@ -73,7 +74,10 @@ export interface MConfig {
   restart?: { resumeP: number };
 }
 
-export class M implements TaskOwner, ContextHost {
+/** AsyncFunction's constructor: fork refuses async task functions up front. */
+const AsyncFunction = (async () => {}).constructor;
+
+export class M implements TaskOwner, ContextHost, ForkHost {
   readonly core: Core;
   readonly views: Views;
   readonly gs: GSlots;
@@ -105,7 +109,14 @@ export class M implements TaskOwner, ContextHost {
   /** Children spawned by the task running synchronously now (see endKids), and its context. */
   private readonly kids: Array<Task<unknown> | null> = [];
   private kidsTop = 0;
-  private running: TaskContext | null = null;
+  running: TaskContext | null = null;
+  /** The G whose task runs synchronously now (the innermost: MR_CURG), 0 none. */
+  private curg = 0;
+  /** Task calls nested on this thread's stack: the loop's, inline forks, Gs a joiner helps with. */
+  depth = 0;
+  /** This M's forks (DESIGN.md "Fork-join"). */
+  private readonly fj: ForkJoin;
+  private readonly asyncFns: boolean[];
   /** The event trace of this M, when tracing is on. */
   private readonly trace: TraceWriter | null;
   /** Latency histograms of this M, and the spawn counter that picks the sampled Gs. */
@@ -130,6 +141,8 @@ export class M implements TaskOwner, ContextHost {
     this.fns = cfg.fns;
     this.names = cfg.names;
     cfg.names.forEach((n, i) => this.ids.set(n, i));
+    this.asyncFns = cfg.fns.map((f) => f instanceof AsyncFunction);
+    this.fj = new ForkJoin(this);
     this.mAddr = this.views.u32[(HEADER + H_MBASE) >>> 2] + cfg.mid * M_SIZE;
     this.parkIdx = (this.mAddr + M_PARK) >>> 2;
     this.inboxIdx = (this.mAddr + M_INBOX) >>> 2;
@@ -322,8 +335,28 @@ export class M implements TaskOwner, ContextHost {
     }
   }
 
+  /** Marks G g (at a) the one running synchronously on this M (MR_CURG); a G started while
+   *  another waits below it on the stack (an inline fork, a G a joiner helps with) links that
+   *  one in its G_SCHEDLINK, so crash recovery finds every G on the stack. Returns the G below. */
+  private enter(g: number, a: number): number {
+    const below = this.curg;
+    this.gs.setSchedlink(a, below); // a running G is on no list: the link is free
+    this.curg = g;
+    this.views.u32[(this.mAddr + MR_CURG) >>> 2] = g;
+    this.depth++;
+    return below;
+  }
+
+  /** Undoes enter: the G below runs again. */
+  private leave(a: number, below: number): void {
+    if (below !== 0) this.gs.setSchedlink(a, 0);
+    this.curg = below;
+    this.views.u32[(this.mAddr + MR_CURG) >>> 2] = below;
+    this.depth--;
+  }
+
   /**
-   * Runs G g (already G_RUNNING on this M's P). A high G, and every G while the P's high budget
+   * Runs G g (already G_RUNNING on this M's P), from the loop or nested in a fork join. A high G, and every G while the P's high budget
    * is spent, runs between two clock reads charged to the P (DESIGN.md "High work's budget");
    * a normal G otherwise reads no clock.
    */
@@ -343,10 +376,13 @@ export class M implements TaskOwner, ContextHost {
     const fn = this.fns[fnId];
     const argc = gs.argc(a);
     const ctx = new TaskContext(this, g, flags >>> G_TOKEN_SHIFT, flags & PRIO_MASK);
-    this.views.u32[(this.mAddr + MR_CURG) >>> 2] = g;
+    const below = this.enter(g, a);
+    // A stolen fork: its P is where the joiner looks first for work to help with (leapfrogging).
+    if ((flags & GF_FORK) !== 0) Atomics.store(this.views.i32, (a + G_INDEX) >>> 2, this.p + 1); // pairs with the joiner's load in waitStolen
     if (ctx.token !== 0 && isCancelled(this.views, ctx.token)) {
       // Cancelled before it started: it never runs (DESIGN.md "Cancellation").
       gs.takeArgs(a, []);
+      this.leave(a, below);
       this.finish(g, a, ctx, cancelReason(), true, G_RUNNING);
       return;
     }
@@ -354,11 +390,14 @@ export class M implements TaskOwner, ContextHost {
       // A join child failed: the continuation fails with the first error instead of running.
       const args: unknown[] = [];
       const failed = gs.takeArgs(a, args);
+      this.leave(a, below);
       this.finish(g, a, ctx, args[failed], true, G_RUNNING);
       return;
     }
     let r: unknown;
     const base = this.kidsTop;
+    const fbase = this.fj.top;
+    const outer = this.running;
     this.running = ctx;
     // Latency sampling: a sampled G carries the time it became runnable (DESIGN.md "Statistics").
     const spawned = this.views.f64[(a + G_SPAWN_TIME) >>> 3];
@@ -389,18 +428,38 @@ export class M implements TaskOwner, ContextHost {
         }
       }
     } catch (e) {
-      this.running = null;
+      if (this.fj.top !== fbase) this.fj.sync(fbase); // its forks finish first (implicit sync); its own error wins
+      this.running = outer;
+      this.leave(a, below);
       if (started !== 0) this.lat!.run(traceClock() - started);
       if (this.kidsTop !== base) this.endKids(ctx, base, false);
       this.finish(g, a, ctx, e, true, G_RUNNING);
       return;
     }
-    this.running = null;
-    if (started !== 0) this.lat!.run(traceClock() - started);
-    const isAsync = r !== null && typeof r === 'object' && !(r instanceof JoinRequest) &&
+    const r0 = r;
+    let isAsync = r !== null && typeof r === 'object' && !(r instanceof JoinRequest) &&
       typeof (r as PromiseLike<unknown>).then === 'function';
+    let failed = false;
+    if (this.fj.top !== fbase) {
+      // Cilk's implicit sync: the forks it did not join are joined now; one that failed fails it.
+      const err = this.fj.sync(fbase);
+      if (err !== NO_ERROR) { failed = true; r = err; }
+    }
+    if ((flags & GF_FORK) !== 0 && !failed && (isAsync || r instanceof JoinRequest)) {
+      failed = true; // a stolen fork's joiner waits synchronously: it must return its result
+      r = notSyncError(this.names[fnId], r);
+    }
+    if (failed && isAsync) {
+      (r0 as Promise<unknown>).then(undefined, () => {}); // the task failed already: its promise's outcome is dropped
+      isAsync = false;
+    }
+    this.running = outer;
+    this.leave(a, below);
+    if (started !== 0) this.lat!.run(traceClock() - started);
     if (this.kidsTop !== base) this.endKids(ctx, base, isAsync);
-    if (r instanceof JoinRequest) {
+    if (failed) {
+      this.finish(g, a, ctx, r, true, G_RUNNING);
+    } else if (r instanceof JoinRequest) {
       this.join(g, a, ctx, r, G_RUNNING);
     } else if (isAsync) {
       this.setStatus(g, a, G_RUNNING, G_WAITING);
@@ -414,7 +473,6 @@ export class M implements TaskOwner, ContextHost {
     } else {
       this.finish(g, a, ctx, r, false, G_RUNNING);
     }
-    this.views.u32[(this.mAddr + MR_CURG) >>> 2] = 0;
   }
 
   /** G status transition: checked by the core in debug builds, a plain store otherwise. */
@@ -470,6 +528,7 @@ export class M implements TaskOwner, ContextHost {
         gs.dropResult(a);
         this.core.gfPut(this.p, g);
       }
+      if (old & JOIN_FORK) forkWake(this.views); // its joiner may sleep: pairs with the CAS in waitStolen
     }
     this.views.f64[(this.mAddr + MR_FINISHED) >>> 3] = ++this.finished;
   }
@@ -689,6 +748,95 @@ export class M implements TaskOwner, ContextHost {
     if (set === undefined) return;
     this.watched.delete(token);
     for (const c of set) c.abort(cancelReason());
+  }
+
+  // ---- ForkHost: what ctx.fork and Fork.join need (bindings/runtime/fork.ts) ----------------
+  forkFrom(ctx: TaskContext, name: string, args: unknown[]): Fork {
+    return this.fj.fork(ctx, name, args);
+  }
+
+  taskId(name: string): number {
+    const id = this.ids.get(name);
+    if (id === undefined) throw unknownTaskError(name, this.names);
+    return id;
+  }
+
+  isAsyncTask(id: number): boolean {
+    return this.asyncFns[id] === true;
+  }
+
+  countSpawned(): void {
+    this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
+  }
+
+  executeNested(g: number): void {
+    this.execute(g);
+  }
+
+  /**
+   * Runs fork G g inline for its joiner (DESIGN.md "Fork-join", step 4): G_RUNNING from forkPop,
+   * or still G_DEAD when it never reached the deque. Settles f with its result or error; the G
+   * goes straight back to this P's free list (nobody else knows it).
+   */
+  runInline(f: Fork, g: number): void {
+    const gs = this.gs;
+    const a = gs.addr(g);
+    const fnId = gs.fn(a);
+    const flags = gs.flags(a);
+    const ctx = new TaskContext(this, g, flags >>> G_TOKEN_SHIFT, flags & PRIO_MASK);
+    // One that never reached the deque is still G_DEAD: it runs as G_RUNNING all the same, so
+    // crash recovery sees it on the stack (a plain store: nobody else knows the G).
+    if (!f.published) this.views.u32[a >>> 2] = G_RUNNING;
+    const below = this.enter(g, a);
+    let ok = false;
+    let r: unknown;
+    if (ctx.token !== 0 && isCancelled(this.views, ctx.token)) {
+      gs.takeArgs(a, []);
+      r = cancelReason();
+    } else {
+      const fn = this.fns[fnId];
+      const argc = gs.argc(a);
+      const base = this.kidsTop;
+      const fbase = this.fj.top;
+      const outer = this.running;
+      this.running = ctx;
+      try {
+        switch (argc) {
+          case 0: r = fn(ctx); break;
+          case 1: r = fn(ctx, gs.takeArg(a, 1, 0)); break;
+          case 2: { const x0 = gs.takeArg(a, 2, 0); r = fn(ctx, x0, gs.takeArg(a, 2, 1)); break; }
+          default: {
+            const xs = new Array<unknown>(argc);
+            for (let i = 0; i < argc; i++) xs[i] = gs.takeArg(a, argc, i);
+            gs.freeSpill(a);
+            r = fn(ctx, ...xs);
+          }
+        }
+        ok = true;
+      } catch (e) {
+        r = e;
+      }
+      if (this.fj.top !== fbase) {
+        const err = this.fj.sync(fbase);
+        if (ok && err !== NO_ERROR) { ok = false; r = err; }
+      }
+      this.running = outer;
+      if (this.kidsTop !== base) this.endKids(ctx, base, false);
+      if (ok && r !== null && typeof r === 'object' && (r instanceof JoinRequest || typeof (r as PromiseLike<unknown>).then === 'function')) {
+        if (!(r instanceof JoinRequest)) (r as Promise<unknown>).then(undefined, () => {}); // its failure is reported as this one
+        ok = false;
+        r = notSyncError(f.name, r);
+      }
+    }
+    if (ctx.controller !== null) this.unwatch(ctx);
+    this.leave(a, below);
+    gs.freeSpill(a);
+    this.setStatus(g, a, G_RUNNING, G_DEAD);
+    this.views.u32[(a + G_PARENT) >>> 2] = 0;
+    this.core.gfPut(this.p, g);
+    this.views.f64[(this.mAddr + MR_FINISHED) >>> 3] = ++this.finished;
+    f.state = ok ? 1 : 2;
+    f.value = r;
   }
 
   joinFrom(_ctx: TaskContext, name: string, args: unknown[]): JoinRequest {

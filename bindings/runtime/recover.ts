@@ -10,10 +10,11 @@
 import {
   G_DEAD, G_RUNNING, G_STATUS, G_WAITING, H_GCAP, H_MBASE, H_NPROCS, H_PBASE, HEADER, JOIN_DETACHED, JOIN_DONE,
   JOIN_PARENT, JOIN_WAITER_MASK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, P_IDLE, P_M, P_SIZE, P_STATUS,
-  PARENT_SPAWNER, SCHEDLINK_PINNED,
+  PARENT_SPAWNER, SCHEDLINK_PINNED, JOIN_FORK,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { GSlots } from './gslots.js';
+import { forkWake } from './fork.js';
 import { pushInbox } from './inbox.js';
 import { JOIN_TO_NOBODY, JOIN_TO_PARENT, joinDetach, joinFinish, joinLinked, joinWord } from './joinword.js';
 
@@ -49,12 +50,16 @@ export function failG(gs: GSlots, core: Core, g: number, err: Error, label: stri
     gs.dropResult(a);
     core.gfPut(-1, g);
   }
+  if (old & JOIN_FORK) forkWake(v); // a joiner may sleep on it (DESIGN.md "Fork-join")
   // else: nobody awaits, joins or detached it yet; the handle's owner will find it done.
 }
 
 export interface Casualties {
   /** The G the dead M was running synchronously (0: none). */
   running: number;
+  /** The Gs below it on the dead thread's stack (inline forks' joiners, helpers), innermost
+   *  first: each links the next in G_SCHEDLINK (m.ts enter). */
+  below: number[];
   /** Async tasks pinned to the dead M. */
   pinned: number[];
   /** The P the dead M held (-1: none); its successor resumes with it. */
@@ -69,6 +74,11 @@ export function casualties(gs: GSlots, mid: number): Casualties {
   const mAddr = u32[(HEADER + H_MBASE) >>> 2] + mid * M_SIZE;
   let running = u32[(mAddr + MR_CURG) >>> 2];
   if (running !== 0 && Atomics.load(v.i32, (gs.addr(running) + G_STATUS) >>> 2) !== G_RUNNING) running = 0;
+  const below: number[] = [];
+  for (let g = running !== 0 ? gs.schedlink(gs.addr(running)) : 0; g !== 0 && below.length < 1 << 20; g = gs.schedlink(gs.addr(g))) {
+    if (Atomics.load(v.i32, (gs.addr(g) + G_STATUS) >>> 2) !== G_RUNNING) break;
+    below.push(g);
+  }
   const pinned: number[] = [];
   const want = (SCHEDLINK_PINNED | mid) >>> 0;
   const gcap = Atomics.load(u32, (HEADER + H_GCAP) >>> 2);
@@ -83,7 +93,7 @@ export function casualties(gs: GSlots, mid: number): Casualties {
     const pa = pBase + q * P_SIZE;
     if (Atomics.load(v.i32, (pa + P_STATUS) >>> 2) !== P_IDLE && Atomics.load(v.i32, (pa + P_M) >>> 2) === mid + 1) p = q;
   }
-  return { running, pinned, p };
+  return { running, below, pinned, p };
 }
 
 /**
@@ -116,7 +126,7 @@ export function failCasualties(gs: GSlots, core: Core, mid: number, c: Casualtie
   const v = gs.views;
   const mAddr = v.u32[(HEADER + H_MBASE) >>> 2] + mid * M_SIZE;
   let n = 0;
-  for (const g of c.running !== 0 ? [c.running, ...c.pinned] : c.pinned) {
+  for (const g of c.running !== 0 ? [c.running, ...c.below, ...c.pinned] : c.pinned) {
     const a = gs.addr(g);
     gs.setSchedlink(a, 0);
     failG(gs, core, g, err, `task '${names[gs.fn(a)] ?? '?'}'`);

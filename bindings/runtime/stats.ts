@@ -5,7 +5,7 @@
 import {
   H_GCAP, H_GMAX, H_MBASE, H_NPROCS, H_PBASE, HEADER, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED,
   P_COUNTERS, P_GFREE_N, P_RUNNEXT, P_SCHEDTICK, P_SIZE, P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, P_M,
-  PC_EXECUTED, PC_GFREE_MOVES, PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_OVERFLOWS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
+  PC_EXECUTED, PC_GFREE_MOVES, PC_FORKS, PC_FORK_INLINE, PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_OVERFLOWS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
   PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, S_COUNTERS, S_GFREE_N, S_NEEDSPINNING,
   S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
   SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE, MR_T0, MR_IDLE_MS, MR_YIELDS, MR_STATE, S_LOCK, S_HEAP_LOCK, M_SPINNING, M_NEXTP, M_PARK,
@@ -62,6 +62,10 @@ export interface PStats {
   wakeups: number;
   /** Batches moved between its free cache and the global free list. */
   gfreeMoves: number;
+  /** Gs forked on this P (ctx.fork), and those its own M took back to run inline at join; the
+   *  rest were stolen (counted in the thieves' `stolen`). */
+  forks: number;
+  forkInline: number;
 }
 
 /** Counters of one M (thread). M0 is the main thread. */
@@ -132,7 +136,7 @@ export interface SchedulerStats {
    *  started, and run time (how long the task's function held its thread, per slice). */
   latency: { queue: LatencySummary; run: LatencySummary };
   /** Sums over the Ps. */
-  totals: { spawned: number; executed: number; stealOps: number; stolen: number; overflows: number; globalHits: number; localHits: number; runnextHits: number };
+  totals: { spawned: number; executed: number; stealOps: number; stolen: number; overflows: number; globalHits: number; localHits: number; runnextHits: number; forks: number; forkInline: number };
 }
 
 const STATES = ['', 'running', 'yielding', 'receiving', 'parked', 'parked-async', 'exited'];
@@ -146,7 +150,7 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
   const pbase = u32[(HEADER + H_PBASE) >>> 2];
   const mbase = u32[(HEADER + H_MBASE) >>> 2];
   const procs: PStats[] = [];
-  const totals = { spawned: 0, executed: 0, stealOps: 0, stolen: 0, overflows: 0, globalHits: 0, localHits: 0, runnextHits: 0 };
+  const totals = { spawned: 0, executed: 0, stealOps: 0, stolen: 0, overflows: 0, globalHits: 0, localHits: 0, runnextHits: 0, forks: 0, forkInline: 0 };
   const reservedPs = new Set<number>();
   for (let e = Atomics.load(i32, S_RT_PRESERVE >>> 2), k = 0; e !== 0 && k < nprocs; k++) { // racy walk: a snapshot
     reservedPs.add(e - 1);
@@ -182,6 +186,8 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       parks: f64[c + PC_PARKS / 8],
       wakeups: f64[c + PC_WAKEUPS / 8],
       gfreeMoves: f64[c + PC_GFREE_MOVES / 8],
+      forks: f64[c + PC_FORKS / 8],
+      forkInline: f64[c + PC_FORK_INLINE / 8],
     };
     procs.push(s);
     totals.spawned += s.spawned;
@@ -192,6 +198,8 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
     totals.globalHits += s.globalHits;
     totals.localHits += s.localHits;
     totals.runnextHits += s.runnextHits;
+    totals.forks += s.forks;
+    totals.forkInline += s.forkInline;
   }
   const threads: MStats[] = [];
   for (let m = 0; m < nms; m++) {

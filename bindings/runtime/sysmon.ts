@@ -97,7 +97,7 @@ export class Sysmon {
       } else if (t - this.since[p] >= this.afterMs) {
         stuck++;
       }
-      if (!queued && (this.core.runqLen(p) > 0 || Atomics.load(u32, (pa + P_RUNNEXT) >>> 2) !== 0)) queued = true; // pairs with runqPut
+      if (!queued && (this.core.runqLen(p) > 0 || Atomics.load(u32, (pa + P_RUNNEXT) >>> 2) !== 0 || this.core.forkLen(p) > 0)) queued = true; // pairs with runqPut and forkPush
     }
     const want = Math.min(stuck, this.spares);
     const idle = Atomics.load(i32, S_NPIDLE >>> 2); // pairs with the npidle RMWs

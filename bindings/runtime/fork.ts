@@ -1,0 +1,277 @@
+// Work-first fork-join (docs/DESIGN.md, "Fork-join"): `ctx.fork(name, ...args)` puts a child G
+// on the forking P's fork deque and returns a Fork; `fork.join()` takes the child back and runs
+// it inline on this thread's stack when no thief took it (Cilk's work-first order: the forker
+// goes on with its own work and the child costs a call when nobody is idle), or, when a thief
+// did, runs other Gs until the child's result is there (helping, the thief's deque first), and
+// sleeps only when there is nothing to run. A task's forks not joined when it returns are
+// joined then (Cilk's implicit sync).
+//
+// Who may call what: everything here runs on the forker's M, on its own thread; a Fork never
+// leaves it (the codec refuses it). The thief's side is the ordinary M loop (m.ts execute and
+// finish), which only has to date the steal (G_INDEX) and wake a sleeping joiner (forkWake).
+
+import {
+  G_INDEX, G_PARENT, G_PRIO, G_TOKEN_SHIFT, GF_FORK, H_NPROCS, HEADER, JOIN_DONE, JOIN_FORK,
+  PARENT_SPAWNER, S_RT_FORK_EPOCH, S_RT_FORK_SLEEPERS,
+} from '../../assembly/shared/layout.js';
+import type { Core } from '../core/core.js';
+import type { TaskContext } from './context.js';
+import type { GSlots } from './gslots.js';
+import type { Views } from './values.js';
+
+const EPOCH_W = S_RT_FORK_EPOCH >>> 2;
+const SLEEPERS_W = S_RT_FORK_SLEEPERS >>> 2;
+
+/**
+ * How many task calls may nest on one thread's stack (the task the loop started, the forks it
+ * runs inline, the Gs a joiner helps with): a fork past it throws a RangeError instead of
+ * running into the engine's own stack limit in the middle of the runtime's bookkeeping. Each
+ * level costs the task's own frame plus about five of the runtime's; on Node's default 984 KB
+ * stack a fork chain overflowed past 6,000 levels (test/fork.test.ts measures the margin).
+ */
+export const FORK_MAX_DEPTH = 2000;
+/**
+ * A joiner helps (runs other Gs) only while its thread's nesting is below this, so helping
+ * leaves most of the stack to the Gs it runs and their own inline forks; deeper, it waits.
+ */
+export const HELP_MAX_DEPTH = 256;
+/** Helping rounds that found nothing before a joiner sleeps on S_RT_FORK_EPOCH. */
+const HELP_SPINS = 64;
+/**
+ * A sleeping joiner's wait is bounded although a wake-up always comes (the child's finisher,
+ * or a new fork while somebody sleeps, bumps the epoch): Node 20 was seen to lose a futex
+ * notify on a Wasm shared memory (DESIGN.md "Platform defects we work around").
+ */
+const SLEEP_BOUND_MS = 20;
+
+const PENDING = 0;
+const OK = 1;
+const FAILED = 2;
+
+/** What `ctx.fork` returns: `join()` gives the child's result (or throws its error). */
+export class Fork<T = unknown> {
+  /** @internal */ readonly owner: ForkJoin;
+  /** @internal the child's G (G_DEAD and unpublished when `published` is false) */ readonly g: number;
+  /** @internal on the fork deque (false: the deque was full; the forker runs it at join) */ readonly published: boolean;
+  /** @internal PENDING, OK or FAILED */ state = PENDING;
+  /** @internal join() was called: its error went to the caller, not to the implicit sync */ joined = false;
+  /** @internal the result or the error, once settled */ value: unknown = undefined;
+  /** The task function's name. */
+  readonly name: string;
+
+  /** @internal */
+  constructor(owner: ForkJoin, g: number, published: boolean, name: string) {
+    this.owner = owner;
+    this.g = g;
+    this.published = published;
+    this.name = name;
+  }
+
+  /** The child's result: run here now if no other thread took it, else once its thief is done
+   *  (this thread runs other tasks meanwhile). Throws the child's error. Synchronous. */
+  join(): T {
+    this.joined = true;
+    if (this.state === PENDING) this.owner.join(this);
+    if (this.state === FAILED) throw this.value;
+    return this.value as T;
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'Fork';
+  }
+}
+
+/** What the M offers fork-join (implemented by bindings/runtime/m.ts). */
+export interface ForkHost {
+  readonly core: Core;
+  readonly gs: GSlots;
+  readonly views: Views;
+  readonly mid: number;
+  /** The P this M holds. */
+  readonly p: number;
+  /** Task calls nested on this thread's stack now. */
+  readonly depth: number;
+  /** The context of the task running synchronously now (the innermost), or null. */
+  readonly running: TaskContext | null;
+  /** Task id of `name`, or throws unknownTaskError. */
+  taskId(name: string): number;
+  /** Is task `id` an async function (fork runs synchronous ones only)? */
+  isAsyncTask(id: number): boolean;
+  /** Runs fork G g (G_RUNNING, taken back by forkPop, or never published) inline, settling f. */
+  runInline(f: Fork, g: number): void;
+  /** Runs G g (G_RUNNING, from forkHelp) as the loop would, nested. */
+  executeNested(g: number): void;
+  /** Counts a spawned task (close() waits for spawned == finished). */
+  countSpawned(): void;
+}
+
+/** Bumps S_RT_FORK_EPOCH and wakes the joiners asleep on it: a stolen fork finished whose joiner
+ *  may sleep (JOIN_FORK), or new fork work appeared while somebody sleeps. Any thread. */
+export function forkWake(views: Views): void {
+  Atomics.add(views.i32, EPOCH_W, 1); // pairs with the joiner's epoch load before it sleeps
+  Atomics.notify(views.i32, EPOCH_W);
+}
+
+/** The error a forked task's result is when it is not synchronous. */
+export function notSyncError(name: string, r: unknown): TypeError {
+  const what = r !== null && typeof r === 'object' && typeof (r as PromiseLike<unknown>).then === 'function' ? 'a promise' : 'a ctx.join request';
+  return new TypeError(`ctx.fork('${name}'): the task returned ${what}; a forked task must return its result synchronously (use ctx.spawn for async work)`);
+}
+
+/** One M's fork-join state: the stack of its tasks' pending Forks, in fork order. */
+export class ForkJoin {
+  private readonly host: ForkHost;
+  /** Forks of the tasks on this thread's stack, oldest first; a task's own start at the
+   *  `top` its call saw (the M's execute and runInline keep the bases). */
+  private readonly stack: Array<Fork | null> = [];
+  /** Entries in use in `stack`. */
+  top = 0;
+  private readonly out = { ok: true, value: undefined as unknown };
+
+  constructor(host: ForkHost) {
+    this.host = host;
+  }
+
+  /** `ctx.fork(name, ...args)` (DESIGN.md "Fork-join", steps 1-2). */
+  fork(ctx: TaskContext, name: string, args: unknown[]): Fork {
+    const h = this.host;
+    if (ctx !== h.running) {
+      throw new TypeError(`ctx.fork('${name}'): only while the task runs synchronously (not after an await, nor once it returned)`);
+    }
+    const id = h.taskId(name);
+    if (h.isAsyncTask(id)) throw new TypeError(`ctx.fork('${name}'): '${name}' is an async function; fork runs synchronous task functions only (use ctx.spawn)`);
+    const gs = h.gs;
+    if (h.isAsyncTask(gs.fn(gs.addr(ctx.g)))) throw new TypeError(`ctx.fork('${name}'): called from an async task; fork and join are for synchronous tasks (use ctx.spawn)`);
+    if (h.depth >= FORK_MAX_DEPTH) {
+      throw new RangeError(`ctx.fork('${name}'): ${h.depth} task calls already nest on this thread's stack (the limit is ${FORK_MAX_DEPTH})`);
+    }
+    const core = h.core;
+    const p = h.p;
+    const g = core.gfGet(p);
+    if (g === 0) throw new RangeError(`ctx.fork('${name}'): the G table is full`);
+    const a = gs.addr(g);
+    try {
+      gs.init(g, a, id, args, name);
+    } catch (e) {
+      core.gfPut(p, g);
+      throw e;
+    }
+    const u32 = h.views.u32;
+    u32[(a + G_PARENT) >>> 2] = (PARENT_SPAWNER | h.mid) >>> 0; // whose it is, for crash recovery
+    u32[(a + G_PRIO) >>> 2] = ((ctx.token << G_TOKEN_SHIFT) | GF_FORK | ctx.cls) >>> 0; // the token and class go down
+    const published = core.forkPush(p, h.mid, g, ctx.g) !== 0;
+    h.countSpawned();
+    // New work while a joiner sleeps: wake it (it may help). Pairs with the sleepers' add in wait.
+    if (published && Atomics.load(h.views.i32, SLEEPERS_W) !== 0) forkWake(h.views);
+    const f = new Fork(this, g, published, name);
+    this.stack[this.top++] = f;
+    return f;
+  }
+
+  /** Settles pending Fork f (DESIGN.md "Fork-join", steps 3-5). */
+  join(f: Fork): void {
+    const h = this.host;
+    if (!f.published) {
+      h.runInline(f, f.g);
+      return;
+    }
+    while (f.state === PENDING) {
+      const g = h.core.forkPop(h.p, h.mid);
+      if (g === 0) {
+        this.waitStolen(f); // the deque is empty: a thief took f, and everything forked before it
+        return;
+      }
+      // The newest fork on this P: f itself, or one forked after f by a task on this stack and
+      // not joined yet, which runs now instead of later (it cannot wait on f's joiner).
+      h.runInline(g === f.g ? f : this.pendingOf(g), g);
+    }
+  }
+
+  /** The pending Fork whose G is g (on this thread's fork stack). */
+  private pendingOf(g: number): Fork {
+    for (let i = this.top - 1; i >= 0; i--) {
+      const f = this.stack[i]!;
+      if (f.g === g && f.state === PENDING && f.published) return f;
+    }
+    throw new Error(`stealwork: fork deque of P${this.host.p} gave G ${g}, which no pending fork on M${this.host.mid} names`);
+  }
+
+  /**
+   * f was stolen: run other Gs until its result is there (the thief's fork deque first), and
+   * sleep on S_RT_FORK_EPOCH when nothing is runnable (DESIGN.md "Fork-join", step 5).
+   */
+  private waitStolen(f: Fork): void {
+    const h = this.host;
+    const gs = h.gs;
+    const i32 = h.views.i32;
+    let idle = 0;
+    for (;;) {
+      const a = gs.addr(f.g);
+      if (gs.joinWord(a) & JOIN_DONE) break; // pairs with the thief's orJoin(DONE) in finish
+      if (h.depth < HELP_MAX_DEPTH) {
+        const thief = Atomics.load(i32, (a + G_INDEX) >>> 2) - 1; // the thief's P, stored as it started f
+        const g = h.core.forkHelp(h.p, h.mid, thief);
+        if (g !== 0) {
+          h.executeNested(g);
+          idle = 0;
+          continue;
+        }
+      }
+      if (++idle < HELP_SPINS) continue;
+      idle = 0;
+      // Sleep: read the epoch, count this joiner asleep, mark f (its finisher bumps the epoch),
+      // look once more, then wait while the epoch is unchanged.
+      const e = Atomics.load(i32, EPOCH_W); // pairs with forkWake's add
+      Atomics.add(i32, SLEEPERS_W, 1); // pairs with the sleepers load after each fork push
+      let old = gs.joinWord(a);
+      while ((old & (JOIN_DONE | JOIN_FORK)) === 0) {
+        const seen = gs.casJoin(a, old, old | JOIN_FORK); // pairs with the thief's orJoin(DONE)
+        if (seen === old) break;
+        old = seen;
+      }
+      if ((gs.joinWord(a) & JOIN_DONE) === 0 && !this.workInSight()) {
+        Atomics.wait(i32, EPOCH_W, e, SLEEP_BOUND_MS);
+      }
+      Atomics.sub(i32, SLEEPERS_W, 1);
+    }
+    const a = gs.addr(f.g);
+    const out = this.out;
+    gs.takeResult(a, out);
+    h.views.u32[(a + G_PARENT) >>> 2] = 0; // consumed: not an orphan (recover.ts)
+    h.core.gfPut(h.p, f.g);
+    f.state = out.ok ? OK : FAILED;
+    f.value = out.value;
+    out.value = undefined;
+  }
+
+  /** Would forkHelp find something now: a G on any fork deque, or on this P's own queue? */
+  private workInSight(): boolean {
+    const h = this.host;
+    if (h.depth >= HELP_MAX_DEPTH) return false;
+    const core = h.core;
+    if (core.runqEmpty(h.p) === 0) return true;
+    const n = h.views.u32[(HEADER + H_NPROCS) >>> 2]; // plain: fixed at init
+    for (let v = 0; v < n; v++) if (core.forkLen(v) !== 0) return true;
+    return false;
+  }
+
+  /**
+   * Cilk's implicit sync: joins the forks above `base` that the returning task left pending,
+   * newest first (so each forkPop gives the fork being joined). Returns the first error (in fork
+   * order) among the forks the task never called join() on, or NO_ERROR. The task's call only.
+   */
+  sync(base: number): unknown {
+    let err: unknown = NO_ERROR;
+    for (let i = this.top - 1; i >= base; i--) {
+      const f = this.stack[i]!;
+      if (f.state === PENDING) this.join(f);
+      if (f.state === FAILED && !f.joined) err = f.value;
+      this.stack[i] = null;
+    }
+    this.top = base;
+    return err;
+  }
+}
+
+/** sync's "no fork failed". */
+export const NO_ERROR: unknown = Symbol('no error');

@@ -1,0 +1,154 @@
+// Work-first fork-join end to end (DESIGN.md "Fork-join"): ctx.fork and Fork.join over real
+// worker threads, on both backends. Bounded in time: every wait has its own deadline.
+import { afterAll, describe, expect, it } from 'vitest';
+import { Scheduler } from '../dist/bindings/index.js';
+import { within } from './helpers/runtime.js';
+
+const TASKS = new URL('./fixtures/fork-tasks.mjs', import.meta.url);
+const open: Scheduler[] = [];
+afterAll(async () => { await Promise.all(open.map((s) => s.close({ force: true }))); });
+async function start(backend: 'wasm' | 'js', procs: number, extra: Record<string, unknown> = {}): Promise<Scheduler> {
+  const s = await Scheduler.start({ tasks: TASKS, procs, backend, ...extra });
+  open.push(s);
+  return s;
+}
+
+const fib = (n: number): number => (n < 2 ? n : fib(n - 1) + fib(n - 2));
+
+type Stats = ReturnType<Scheduler['stats']>;
+
+/** Every task finished, every G back on a free list, every value block freed. */
+function expectConserved(st: Stats): void {
+  const spawned = st.threads.reduce((a, t) => a + t.spawned, 0);
+  const finishedOnWorkers = st.threads.slice(1).reduce((a, t) => a + t.finished, 0);
+  expect(finishedOnWorkers).toBe(spawned);
+  const free = st.sched.gfreeGlobal + st.procs.reduce((a, p) => a + p.gfreecnt, 0);
+  expect(free).toBe(st.sched.gcap - 1);
+  expect(st.sched.heapLiveBlocks).toBe(0);
+}
+
+describe.each(['wasm', 'js'] as const)('fork-join (%s backend)', (backend) => {
+  for (const procs of [1, 2, 4]) {
+    it(`fork per call: fib at ${procs} P(s), forks claimed inline or stolen, all counted`, async () => {
+      const s = await start(backend, procs);
+      expect(await within(s.run('ffib', 22), 30000, 'ffib(22)')).toBe(fib(22));
+      const many = await within(Promise.all(Array.from({ length: 20 }, (_, i) => s.run('ffib', i))), 30000, '20 roots');
+      expect(many).toEqual(Array.from({ length: 20 }, (_, i) => fib(i)));
+      await within(s.close(), 10000, 'close');
+      const st = s.stats();
+      // fib(n) forks fib(n) - 1 times... counted per call with n >= 2: calls(n) - leaves(n).
+      const forks = (n: number): number => (n < 2 ? 0 : 1 + forks(n - 1) + forks(n - 2));
+      const want = forks(22) + Array.from({ length: 20 }, (_, i) => forks(i)).reduce((a, b) => a + b, 0);
+      expect(st.totals.forks).toBe(want);
+      expect(st.totals.forkInline).toBeLessThanOrEqual(want); // the others were stolen (stolen also counts ring steals of roots)
+      expectConserved(st);
+    });
+  }
+
+  it('every fork runs exactly once, claimed back or stolen, both paths taken under real threads', async () => {
+    const s = await start(backend, 4);
+    const n = 4096;
+    const cells = new SharedArrayBuffer(n * 4);
+    const paths = new SharedArrayBuffer(8);
+    expect(await within(s.run('forkMark', cells, paths, 0, n, 20, undefined), 60000, 'forkMark')).toBe(n);
+    const c = new Int32Array(cells);
+    const wrong: number[] = [];
+    for (let i = 0; i < n; i++) if (c[i] !== 1) wrong.push(i);
+    expect(wrong.slice(0, 10)).toEqual([]);
+    const [inline, stolen] = new Int32Array(paths);
+    expect(inline + stolen).toBe(n - 1); // one fork per internal node
+    expect(inline).toBeGreaterThan(0);
+    expect(stolen).toBeGreaterThan(0);
+    await within(s.close(), 10000, 'close');
+    const st = s.stats();
+    expect(st.totals.forks).toBe(n - 1);
+    expect(st.totals.forkInline).toBeLessThan(n - 1);
+    expect(st.totals.stolen).toBeGreaterThan(0);
+    expectConserved(st);
+  });
+
+  it('forks never joined are joined when the task returns (implicit sync)', async () => {
+    const s = await start(backend, 2);
+    const cells = new SharedArrayBuffer(300 * 4);
+    expect(await within(s.run('forkNoJoin', cells, 300), 20000, 'forkNoJoin')).toBe(300);
+    expect(Array.from(new Int32Array(cells)).every((x) => x === 1)).toBe(true); // all ran before the root's result
+    await within(s.close(), 10000, 'close');
+    expectConserved(s.stats());
+  });
+
+  it('more forks than a fork deque holds: the rest run at join', async () => {
+    const s = await start(backend, 1, { spareThreads: 0 });
+    const n = 1000;
+    let want = 0;
+    for (let i = 0; i < n; i++) want += i * i;
+    expect(await within(s.run('forkWide', n), 20000, 'forkWide')).toBe(want);
+    await within(s.close(), 10000, 'close');
+    const st = s.stats();
+    expect(st.totals.forks).toBe(256); // the deque's capacity; the rest stayed with the forker
+    expectConserved(st);
+  });
+
+  it('a deep fork chain: 1500 nested inline joins, and a clear error past the depth limit', async () => {
+    const s = await start(backend, 1);
+    expect(await within(s.run('forkChain', 1500), 20000, 'forkChain(1500)')).toBe(1500);
+    const e = await within(s.run('forkChain', 5000).catch((x: unknown) => x), 20000, 'forkChain(5000)') as Error;
+    expect(e).toBeInstanceOf(RangeError);
+    expect(e.message).toMatch(/task calls already nest on this thread's stack \(the limit is 2000\)/);
+    await within(s.close(), 10000, 'close');
+    expectConserved(s.stats());
+  });
+
+  it('errors propagate at join, through nested joins, and through the implicit sync', async () => {
+    const s = await start(backend, 2);
+    const e1 = await s.run('forkFail', 'join').catch((x: unknown) => x) as Error;
+    expect(e1).toBeInstanceOf(RangeError);
+    expect(e1.message).toBe('child failed');
+    expect(await s.run('forkFail', 'catch')).toBe('RangeError: child failed');
+    const e2 = await s.run('forkFail', 'implicit').catch((x: unknown) => x) as Error;
+    expect(e2.message).toBe('child failed');
+    const e3 = await s.run('forkFailDeep', 12).catch((x: unknown) => x) as Error;
+    expect(e3).toBeInstanceOf(RangeError);
+    expect(e3.message).toBe('leaf failed');
+    await within(s.close(), 10000, 'close');
+    expectConserved(s.stats());
+  });
+
+  it('fork is for synchronous tasks: async child, promise result, fork after an await', async () => {
+    const s = await start(backend, 1);
+    const a = await s.run('forkMisuse', 'async').catch((x: unknown) => x) as Error;
+    expect(a).toBeInstanceOf(TypeError);
+    expect(a.message).toMatch(/ctx.fork\('asyncChild'\): 'asyncChild' is an async function/);
+    const b = await s.run('forkMisuse', 'promise').catch((x: unknown) => x) as Error;
+    expect(b).toBeInstanceOf(TypeError);
+    expect(b.message).toMatch(/the task returned a promise/);
+    const c = await s.run('forkFromAsync').catch((x: unknown) => x) as Error;
+    expect(c).toBeInstanceOf(TypeError);
+    expect(c.message).toMatch(/ctx.fork\('square'\): only while the task runs synchronously/);
+    await within(s.close(), 10000, 'close');
+    expectConserved(s.stats());
+  });
+
+  it('cancellation: forks not started when the tree is cancelled never run', async () => {
+    const s = await start(backend, 2);
+    const cells = new SharedArrayBuffer(4);
+    const ac = new AbortController();
+    const t = s.with({ signal: ac.signal }).run('forkCancel', cells, 20, 5000);
+    await new Promise((r) => setTimeout(r, 200));
+    ac.abort();
+    const e = await within(t.catch((x: unknown) => x), 10000, 'cancelled root') as Error;
+    expect(e.name).toBe('AbortError');
+    await within(s.close(), 20000, 'close');
+    expect(new Int32Array(cells)[0]).toBeGreaterThan(0);
+    expect(new Int32Array(cells)[0]).toBeLessThan(20);
+    expectConserved(s.stats());
+  });
+
+  it('a stolen fork whose thief thread dies fails at join with WorkerCrashedError', async () => {
+    const s = await start(backend, 2);
+    expect(await within(s.run('forkCrash', undefined), 20000, 'forkCrash')).toBe('ERR_WORKER_CRASHED');
+    expect(await within(s.run('ffib', 15), 20000, 'ffib after the crash')).toBe(fib(15));
+    await within(s.close(), 10000, 'close');
+    expect(s.stats().sched.restarts).toBe(1);
+    expectConserved(s.stats());
+  });
+});
