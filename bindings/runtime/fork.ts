@@ -26,8 +26,9 @@ const SLEEPERS_W = S_RT_FORK_SLEEPERS >>> 2;
  * How many task calls may nest on one thread's stack (the task the loop started, the forks it
  * runs inline, the Gs a joiner helps with): a fork past it throws a RangeError instead of
  * running into the engine's own stack limit in the middle of the runtime's bookkeeping. Each
- * level costs the task's own frame plus about five of the runtime's; on Node's default 984 KB
- * stack a fork chain overflowed past 6,000 levels (test/fork.test.ts measures the margin).
+ * level costs the task's own frame plus a few of the runtime's; on a Node 20 worker's default
+ * stack a chain of forks (test/fixtures/fork-tasks.mjs forkChain) ran 12,000 levels deep and
+ * broke before 20,000, so the limit leaves the task's own frames a wide margin.
  */
 export const FORK_MAX_DEPTH = 2000;
 /**
@@ -89,6 +90,8 @@ export interface ForkHost {
   readonly mid: number;
   /** The P this M holds. */
   readonly p: number;
+  /** The G running synchronously now (the innermost), 0 none. */
+  readonly curg: number;
   /** Task calls nested on this thread's stack now. */
   readonly depth: number;
   /** The context of the task running synchronously now (the innermost), or null. */
@@ -159,7 +162,7 @@ export class ForkJoin {
     const u32 = h.views.u32;
     u32[(a + G_PARENT) >>> 2] = (PARENT_SPAWNER | h.mid) >>> 0; // whose it is, for crash recovery
     u32[(a + G_PRIO) >>> 2] = ((ctx.token << G_TOKEN_SHIFT) | GF_FORK | ctx.cls) >>> 0; // the token and class go down
-    const published = core.forkPush(p, h.mid, g, ctx.g) !== 0;
+    const published = core.forkPush(p, h.mid, g, h.curg) !== 0; // the trace's parent: the G running now
     h.countSpawned();
     // New work while a joiner sleeps: wake it (it may help). Pairs with the sleepers' add in wait.
     if (published && Atomics.load(h.views.i32, SLEEPERS_W) !== 0) forkWake(h.views);

@@ -111,7 +111,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
   private kidsTop = 0;
   running: TaskContext | null = null;
   /** The G whose task runs synchronously now (the innermost: MR_CURG), 0 none. */
-  private curg = 0;
+  curg = 0;
   /** Task calls nested on this thread's stack: the loop's, inline forks, Gs a joiner helps with. */
   depth = 0;
   /** This M's forks (DESIGN.md "Fork-join"). */
@@ -783,7 +783,12 @@ export class M implements TaskOwner, ContextHost, ForkHost {
     const a = gs.addr(g);
     const fnId = gs.fn(a);
     const flags = gs.flags(a);
-    const ctx = new TaskContext(this, g, flags >>> G_TOKEN_SHIFT, flags & PRIO_MASK);
+    // The joiner's context serves the fork when they share the tree's token and class (always,
+    // unless a Fork was smuggled to another task): no context per inline run. The context names
+    // no G a user can see; the M's curg says which G runs.
+    const joiner = this.running;
+    const shared = joiner !== null && joiner.token === flags >>> G_TOKEN_SHIFT && joiner.cls === (flags & PRIO_MASK);
+    const ctx = shared ? joiner : new TaskContext(this, g, flags >>> G_TOKEN_SHIFT, flags & PRIO_MASK);
     // One that never reached the deque is still G_DEAD: it runs as G_RUNNING all the same, so
     // crash recovery sees it on the stack (a plain store: nobody else knows the G).
     if (!f.published) this.views.u32[a >>> 2] = G_RUNNING;
@@ -828,7 +833,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
         r = notSyncError(f.name, r);
       }
     }
-    if (ctx.controller !== null) this.unwatch(ctx);
+    if (!shared && ctx.controller !== null) this.unwatch(ctx);
     this.leave(a, below);
     gs.freeSpill(a);
     this.setStatus(g, a, G_RUNNING, G_DEAD);

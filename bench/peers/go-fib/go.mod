@@ -1,0 +1,3 @@
+module gofib
+
+go 1.19
