@@ -17,7 +17,8 @@ export interface ContextHost {
   /** cls: the child's priority class byte, -1 to inherit ctx's. */
   spawnFrom(ctx: TaskContext, name: string, args: unknown[], cls: number): Task<unknown>;
   joinFrom(ctx: TaskContext, name: string, args: unknown[]): JoinRequest;
-  forkFrom(ctx: TaskContext, name: string, args: unknown[]): Fork;
+  /** argc arguments: a0..a2 when argc <= 3 (no array per fork), else all of them in `rest`. */
+  forkFrom(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Fork;
   isCancelled(token: number): boolean;
   watchCancel(token: number, controller: AbortController): void;
   readonly mid: number;
@@ -71,8 +72,12 @@ export class TaskContext {
    * synchronous task functions, called while the task runs; a fork not joined when the task
    * returns is joined then.
    */
-  fork<T = unknown>(name: string, ...args: unknown[]): Fork<T> {
-    return this.host.forkFrom(this, name, args) as Fork<T>;
+  fork<T = unknown>(name: string, ...args: unknown[]): Fork<T>;
+  fork(name: string): Fork {
+    // `arguments`, not a rest parameter: up to three arguments travel without an array.
+    const n = arguments.length - 1;
+    if (n <= 3) return this.host.forkFrom(this, name, n, arguments[1], arguments[2], arguments[3], null);
+    return this.host.forkFrom(this, name, n, undefined, undefined, undefined, Array.prototype.slice.call(arguments, 1));
   }
 
   /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen). */

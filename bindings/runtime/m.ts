@@ -210,6 +210,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
         g = s;
       }
       this.execute(g);
+      if (this.fj.spareN !== 0) this.fj.flush(); // the Gs its forks left for the next forks go back between tasks
       if ((++n & 63) === 0) {
         const i32 = this.views.i32;
         if (Atomics.load(i32, S_RT_SHARES >>> 2) !== this.sharesSeen) return Next.Macrotask;
@@ -751,13 +752,20 @@ export class M implements TaskOwner, ContextHost, ForkHost {
   }
 
   // ---- ForkHost: what ctx.fork and Fork.join need (bindings/runtime/fork.ts) ----------------
-  forkFrom(ctx: TaskContext, name: string, args: unknown[]): Fork {
-    return this.fj.fork(ctx, name, args);
+  forkFrom(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Fork {
+    return this.fj.fork(ctx, name, argc, a0, a1, a2, rest);
   }
 
+  /** The last name taskId resolved: a fork tree forks one name over and over. */
+  private lastName = '';
+  private lastId = -1;
+
   taskId(name: string): number {
+    if (name === this.lastName) return this.lastId;
     const id = this.ids.get(name);
     if (id === undefined) throw unknownTaskError(name, this.names);
+    this.lastName = name;
+    this.lastId = id;
     return id;
   }
 
@@ -837,8 +845,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
     this.leave(a, below);
     gs.freeSpill(a);
     this.setStatus(g, a, G_RUNNING, G_DEAD);
-    this.views.u32[(a + G_PARENT) >>> 2] = 0;
-    this.core.gfPut(this.p, g);
+    this.fj.putG(g, a);
     this.views.f64[(this.mAddr + MR_FINISHED) >>> 3] = ++this.finished;
     f.state = ok ? 1 : 2;
     f.value = r;
