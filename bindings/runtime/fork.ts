@@ -50,9 +50,15 @@ const PENDING = 0;
 const OK = 1;
 const FAILED = 2;
 
+/** Who settles a Fork: its forker's ForkJoin (an interface, so the public types name no class
+ *  with private members: the ESM and CommonJS declarations must stay structurally equal). */
+export interface ForkOwner {
+  join(f: Fork): void;
+}
+
 /** What `ctx.fork` returns: `join()` gives the child's result (or throws its error). */
 export class Fork<T = unknown> {
-  /** @internal */ readonly owner: ForkJoin;
+  /** @internal */ readonly owner: ForkOwner;
   /** @internal the child's G (G_DEAD and unpublished when `published` is false) */ readonly g: number;
   /** @internal on the fork deque (false: the deque was full; the forker runs it at join) */ readonly published: boolean;
   /** @internal PENDING, OK or FAILED */ state = PENDING;
@@ -62,7 +68,7 @@ export class Fork<T = unknown> {
   readonly name: string;
 
   /** @internal */
-  constructor(owner: ForkJoin, g: number, published: boolean, name: string) {
+  constructor(owner: ForkOwner, g: number, published: boolean, name: string) {
     this.owner = owner;
     this.g = g;
     this.published = published;
@@ -146,7 +152,7 @@ function initArgs(v: Views, gs: GSlots, a: number, fn: number, argc: number, a0:
 }
 
 /** One M's fork-join state: the stack of its tasks' pending Forks, in fork order. */
-export class ForkJoin {
+export class ForkJoin implements ForkOwner {
   private readonly host: ForkHost;
   /** Forks of the tasks on this thread's stack, oldest first; a task's own start at the
    *  `top` its call saw (the M's execute and runInline keep the bases). */
