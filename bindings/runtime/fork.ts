@@ -19,6 +19,7 @@ import type { Core } from '../core/core.js';
 import type { TaskContext } from './context.js';
 import type { GSlots } from './gslots.js';
 import { freeSlot, writeSlot, type Views } from './values.js';
+import { joinForkMark } from './joinword.js';
 
 const EPOCH_W = S_RT_FORK_EPOCH >>> 2;
 const SLEEPERS_W = S_RT_FORK_SLEEPERS >>> 2;
@@ -293,13 +294,7 @@ export class ForkJoin implements ForkOwner {
       // look once more, then wait while the epoch is unchanged.
       const e = Atomics.load(i32, EPOCH_W); // pairs with forkWake's add
       Atomics.add(i32, SLEEPERS_W, 1); // pairs with the sleepers load after each fork push
-      let old = gs.joinWord(a);
-      while ((old & (JOIN_DONE | JOIN_FORK)) === 0) {
-        const seen = gs.casJoin(a, old, old | JOIN_FORK); // pairs with the thief's orJoin(DONE)
-        if (seen === old) break;
-        old = seen;
-      }
-      if ((gs.joinWord(a) & JOIN_DONE) === 0 && !this.workInSight()) {
+      if (!joinForkMark(i32, a) && !this.workInSight()) {
         Atomics.wait(i32, EPOCH_W, e, SLEEP_BOUND_MS);
       }
       Atomics.sub(i32, SLEEPERS_W, 1);

@@ -21,13 +21,16 @@
 // makeContinuation), recover.ts (failG, detachOrphans), engine.ts (submit). Any thread; a is the G's byte address.
 
 import {
-  G_JOIN, G_PENDING, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK,
+  G_JOIN, G_PENDING, JOIN_DETACHED, JOIN_DONE, JOIN_FORK, JOIN_PARENT, JOIN_WAITER_MASK,
 } from '../../assembly/shared/layout.js';
 
 /** joinFinish: the result goes into the join parent's slot (then joinRelease the parent). */
 export const JOIN_TO_PARENT = -1;
 /** joinFinish: the G was detached: free its result and the G. */
 export const JOIN_TO_NOBODY = -2;
+/** joinFinish: a stolen fork whose joiner may sleep (JOIN_FORK): wake it (fork.ts forkWake);
+ *  the result stays for the joiner. */
+export const JOIN_TO_FORK = -3;
 
 /** The join word of the G at a. Any thread. */
 export function joinWord(i32: Int32Array, a: number): number {
@@ -56,7 +59,20 @@ export function joinFinish(i32: Int32Array, a: number): number {
   if ((old & JOIN_PARENT) !== 0) return JOIN_TO_PARENT;
   if ((old & JOIN_WAITER_MASK) !== 0) return old & JOIN_WAITER_MASK;
   if ((old & JOIN_DETACHED) !== 0) return JOIN_TO_NOBODY;
+  if ((old & JOIN_FORK) !== 0) return JOIN_TO_FORK;
   return 0;
+}
+
+/** A fork's joiner about to sleep marks the fork JOIN_FORK unless it is done; true when done.
+ *  The joining M (fork.ts waitStolen); pairs with joinFinish's or. */
+export function joinForkMark(i32: Int32Array, a: number): boolean {
+  const w = (a + G_JOIN) >>> 2;
+  for (;;) {
+    const old = Atomics.load(i32, w); // acquire: pairs with joinFinish's or
+    if ((old & JOIN_DONE) !== 0) return true;
+    if ((old & JOIN_FORK) !== 0) return false;
+    if (Atomics.compareExchange(i32, w, old, old | JOIN_FORK) === old) return false; // pairs with joinFinish's or
+  }
 }
 
 /** awaitTask: makes M mid the G's waiter unless it is done; true when done (take the result

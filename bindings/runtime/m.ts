@@ -24,7 +24,7 @@ import { GSlots } from './gslots.js';
 import { macrotask, now, pendingCallbacks } from './platform.js';
 import { JoinRequest, Task, type TaskOwner } from './task.js';
 import { pushInbox } from './inbox.js';
-import { JOIN_TO_NOBODY, JOIN_TO_PARENT, joinAwait, joinDetach, joinFinish, joinLinked } from './joinword.js';
+import { JOIN_TO_NOBODY, JOIN_TO_FORK, JOIN_TO_PARENT, joinAwait, joinDetach, joinFinish, joinLinked } from './joinword.js';
 import { EV_PARK, EV_SETTLE, EV_UNPARK, TraceWriter, traceClock } from './trace.js';
 import type { Views } from './values.js';
 import { Fork, ForkJoin, NO_ERROR, forkWake, notSyncError, type ForkHost } from './fork.js';
@@ -529,7 +529,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
         gs.dropResult(a);
         this.core.gfPut(this.p, g);
       }
-      if (old & JOIN_FORK) forkWake(this.views); // its joiner may sleep: pairs with the CAS in waitStolen
+      else if (to === JOIN_TO_FORK) forkWake(this.views); // its joiner may sleep: pairs with joinForkMark in waitStolen
     }
     this.views.f64[(this.mAddr + MR_FINISHED) >>> 3] = ++this.finished;
   }

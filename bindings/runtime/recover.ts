@@ -16,7 +16,7 @@ import type { Core } from '../core/core.js';
 import type { GSlots } from './gslots.js';
 import { forkWake } from './fork.js';
 import { pushInbox } from './inbox.js';
-import { JOIN_TO_NOBODY, JOIN_TO_PARENT, joinDetach, joinFinish, joinLinked, joinWord } from './joinword.js';
+import { JOIN_TO_NOBODY, JOIN_TO_FORK, JOIN_TO_PARENT, joinDetach, joinFinish, joinLinked, joinWord } from './joinword.js';
 
 /**
  * Fails G g (G_RUNNING or G_WAITING on the dead M) with `err`: into its join parent's slot, to
@@ -50,7 +50,7 @@ export function failG(gs: GSlots, core: Core, g: number, err: Error, label: stri
     gs.dropResult(a);
     core.gfPut(-1, g);
   }
-  if (old & JOIN_FORK) forkWake(v); // a joiner may sleep on it (DESIGN.md "Fork-join")
+  else if (to === JOIN_TO_FORK) forkWake(v); // a joiner may sleep on it (DESIGN.md "Fork-join")
   // else: nobody awaits, joins or detached it yet; the handle's owner will find it done.
 }
 
