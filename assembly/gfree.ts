@@ -50,7 +50,12 @@ export function gfPut(p: i32, g: u32): void {
   let n = load<u32>(pp, P_GFREE_N) + 1; // plain: only the owner writes the count
   if (n >= <u32>GFREE_LOCAL_MAX) {
     while (n >= <u32>GFREE_LOCAL_KEEP) {
-      gfPushGlobal(gfPopLocal(pp));
+      let x = gfPopLocal(pp);
+      if (x == 0) { // the list is shorter than its count: the free lists are corrupt; never push G 0
+        beginAbort();
+        throw new Error('gfPut: P ' + p.toString() + '\'s free list ended with ' + n.toString() + ' counted');
+      }
+      gfPushGlobal(x);
       n--;
     }
     counterAdd(pp + (P_COUNTERS + PC_GFREE_MOVES), 1);

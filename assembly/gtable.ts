@@ -11,11 +11,16 @@ import {
 } from './shared/layout';
 import { flags } from './mem';
 import { beginAbort } from './abort';
+import { reach } from './bounds';
 
-/** Byte address of G g's entry. g must be below H_GCAP. Any thread. */
+/**
+ * Byte address of G g's entry. g must be below H_GCAP. The chunk may have been added by another
+ * thread: its end is brought within this instance's bounds first (bounds.ts). Any thread.
+ */
 export function gAddr(g: u32): usize {
-  let chunk = atomic.load<u32>(<usize>(g >> G_CHUNK_SHIFT) << 2, GDIR); // pairs with the GDIR store in growTable
-  return <usize>chunk + (<usize>(g & G_CHUNK_MASK) * <usize>G_SIZE);
+  let chunk = <usize>atomic.load<u32>(<usize>(g >> G_CHUNK_SHIFT) << 2, GDIR); // pairs with the GDIR store in growTable
+  reach(chunk + <usize>G_CHUNK * <usize>G_SIZE);
+  return chunk + (<usize>(g & G_CHUNK_MASK) * <usize>G_SIZE);
 }
 
 /** Whether from -> to is a legal G transition (DESIGN.md "G states"). Any thread. */

@@ -17,6 +17,7 @@ import {
 import { counterAdd } from './mem';
 import { heapLock, heapUnlock } from './lock';
 import { beginAbort } from './abort';
+import { reach } from './bounds';
 
 /** The most memory the layout uses: H_MEMBYTES is a u32, so 65535 pages (4 GiB - 64 KiB). */
 const MEM_LIMIT: u64 = 0xffff0000;
@@ -79,6 +80,7 @@ export function heapAlloc(size: u32): usize {
   heapLock();
   let block = <usize>load<u32>(list); // plain: class lists change only under the heap lock
   if (block != 0) {
+    reach(block + BLOCK_HEADER); // another thread may have grown the memory the block lies in
     store<u32>(list, load<u32>(block)); // plain pop: heap lock held; the block's first word links the next
   } else {
     block = sbrk(blockSize, 1 << HEAP_MIN_SHIFT);
@@ -99,6 +101,7 @@ export function heapAlloc(size: u32): usize {
 export function heapFree(addr: usize): void {
   if (addr == 0) return;
   let block = addr - BLOCK_HEADER;
+  reach(addr); // another thread may have grown the memory the block lies in
   let c = load<u32>(block); // plain: the caller owns the live block
   if (c >= <u32>HEAP_CLASSES) {
     beginAbort();

@@ -5,10 +5,9 @@
 // the thread may block, spinning where it may not. Unlock: swap 0; if the old value was 2, some
 // thread may sleep on the word, so notify one.
 //
-// The sleep has a timeout, though a notify always comes: on Node 20 (V8 11.3) a wait with no
-// timeout can miss its notify when the shared memory grows while the thread waits, and the
-// heap lock's holder is exactly the thread that grows it. A wait with a finite timeout has not
-// been seen to miss one; should it, the lock is retried LOCK_WAIT_NS later instead of never.
+// The sleep has no timeout: unlock's notify always comes (it follows the swap that saw 2), and a
+// waiter rechecks the word before it sleeps, so no wake-up is lost (docs/DESIGN.md "Global run
+// queue"). A bound here could only hide a bug.
 
 import { S_COUNTERS, S_HEAP_LOCK, S_LOCK, SC_LOCK_ACQ } from './shared/layout';
 import { counterAdd } from './mem';
@@ -17,9 +16,6 @@ import { mayBlock } from './thread';
 const FREE: u32 = 0;
 const HELD: u32 = 1;
 const CONTENDED: u32 = 2;
-
-/** The longest one sleep in lockSlow lasts before the lock is tried again (1 ms). */
-const LOCK_WAIT_NS: i64 = 1_000_000;
 
 /** Acquires the mutex at `word`. Any thread. */
 @inline export function lock(word: usize): void {
@@ -32,7 +28,7 @@ const LOCK_WAIT_NS: i64 = 1_000_000;
 function lockSlow(word: usize): void {
   while (atomic.xchg<u32>(word, CONTENDED) != FREE) { // acquire: pairs with the xchg in unlock
     if (mayBlock()) {
-      memory.atomic.wait32(word, CONTENDED, LOCK_WAIT_NS); // sleeps while held: pairs with notify in unlock
+      memory.atomic.wait32(word, CONTENDED, -1); // sleeps while held, unbounded: pairs with notify in unlock
     } else {
       while (atomic.load<u32>(word) != FREE) {} // spin: pairs with the xchg in unlock
     }

@@ -42,13 +42,13 @@ export function compileCoreModule(debug = false): Promise<WebAssembly.Module> {
 }
 
 /**
- * V8 11.x (Node 20) compiles Wasm first with its baseline compiler, Liftoff, which was caught
- * clobbering a local across a contended atomic read-modify-write loop in the core's lock: two
- * workers calling mPut(1) and mPut(2) at once left M0 on the idle list about once in 5,000
- * starts, and with --no-liftoff never in 24,000 (the repro is test/liftoff.test.ts). On such a V8
- * the core is compiled by the optimizing tier only. This sets a process-wide V8 flag: it affects
- * Wasm compiled after it in this process (which then starts a little slower), nothing else.
- * Newer V8s (Node 22+, Deno 2) are left alone.
+ * V8 11.x (Node 20) compiles Wasm first with its baseline compiler, Liftoff, which reads a
+ * function's highest-numbered local as 0 after a memory.atomic.wait32 with constant operands
+ * (test/engines/defects/liftoff-wait.mjs; Node 22, 24, Deno and Bun are not affected). In the
+ * core that local was mPut's M id after a contended lock wait, so M0 landed on the idle-M list
+ * (test/liftoff.test.ts). On such a V8 the core is compiled by the optimizing tier only. This
+ * sets a process-wide V8 flag: it affects Wasm compiled after it in this process (which then
+ * starts a little slower), nothing else. DESIGN.md "Platform defects we work around".
  */
 function avoidLiftoffAtomicsBug(): void {
   const proc = (globalThis as { process?: { versions?: { v8?: string; node?: string }; getBuiltinModule?: (id: string) => unknown } }).process;

@@ -42,14 +42,6 @@ export const MS_SLEEP = 4; // parked in Atomics.wait
 export const MS_SLEEP_ASYNC = 5; // parked in Atomics.waitAsync (async tasks pending)
 export const MS_EXITED = 6;
 
-/**
- * A parked M wakes at least this often to look at its park word again, although a notify always
- * comes. On Node 20 a futex wait on a Wasm shared memory was seen to stay asleep after the word
- * changed and was notified (in soak runs, about once per hundred thousand parks); a bounded wait
- * turns such a lost notify into a delay of at most this long instead of a hang.
- */
-const PARK_TIMEOUT_MS = 20;
-
 /** Async tasks started between two microtask checkpoints (so their continuations run). */
 const ASYNC_BATCH = 16;
 /** With async tasks pending, let timers and I/O run at least this often (ms). */
@@ -97,6 +89,8 @@ export class M implements TaskOwner, ContextHost, ForkHost {
   /** Tasks ran since this M's event loop last turned: callbacks they left may be pending
    *  (DESIGN.md "Stranded callbacks"). */
   private dirty = false;
+  /** The first failure of a core call made inside a task (coreFault); fatal for this M. */
+  private fault: Error | null = null;
   private asyncSinceYield = 0;
   private lastYield = 0;
   private spawned = 0;
@@ -166,6 +160,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
   async loop(): Promise<void> {
     this.lastYield = now();
     for (;;) {
+      if (this.fault !== null) throw this.fault; // a core call inside an async task's continuation failed (coreFault)
       if (this.p < 0) {
         const woken = this.sleep();
         if (woken !== null) await woken;
@@ -210,6 +205,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
         g = s;
       }
       this.execute(g);
+      if (this.fault !== null) throw this.fault; // a core call inside the task failed: fatal (coreFault)
       if (this.fj.spareN !== 0) this.fj.flush(); // the Gs its forks left for the next forks go back between tasks
       if ((++n & 63) === 0) {
         const i32 = this.views.i32;
@@ -276,11 +272,13 @@ export class M implements TaskOwner, ContextHost, ForkHost {
   }
 
   /** Rung k of the park ladder: the first spinLimit are polls, the next yieldLimit waits of
-   *  1 us, then Atomics.wait bounded to PARK_TIMEOUT_MS (woken by wakep's notify or pushInbox). */
+   *  1 us (a way of yielding the CPU, not a deadline), then an unbounded Atomics.wait: every
+   *  writer of the park word notifies after its write and this M looks at the word before each
+   *  wait, so no wake-up is lost (DESIGN.md "Why no wake-up is lost"). */
   private rung(i32: Int32Array, idx: number, k: number): void {
     this.state(MS_SLEEP);
     if (k < this.cfg.spinLimit) return;
-    Atomics.wait(i32, idx, 0, k < this.cfg.spinLimit + this.cfg.yieldLimit ? 0.001 : PARK_TIMEOUT_MS);
+    Atomics.wait(i32, idx, 0, k < this.cfg.spinLimit + this.cfg.yieldLimit ? 0.001 : Infinity); // pairs with the notify of every park-word writer
   }
 
   /** The park word's bits x (PARK_MSG aside) after a sleep: true when the sleep is over. */
@@ -319,7 +317,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
       }
       if (this.asyncPending !== 0 || this.waiters.size !== 0 || pendingCallbacks()) {
         this.state(MS_SLEEP_ASYNC);
-        const w = Atomics.waitAsync(i32, idx, 0, PARK_TIMEOUT_MS);
+        const w = Atomics.waitAsync(i32, idx, 0); // unbounded: pairs with the notify of every park-word writer; settles run meanwhile
         if (w.async) await w.value;
         continue;
       }
@@ -696,7 +694,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
       const out = { ok: true, value: undefined as unknown };
       gs.takeResult(a, out);
       this.views.u32[(a + G_PARENT) >>> 2] = 0; // consumed without a join bit: not an orphan (recover.ts)
-      this.core.gfPut(this.p, task.g);
+      try { this.core.gfPut(this.p, task.g); } catch (e) { return Promise.reject(this.coreFault('gfPut', e)); }
       return out.ok ? Promise.resolve(out.value) : Promise.reject(out.value);
     }
     return new Promise((resolve, reject) => { this.waiters.set(task.g, { resolve, reject }); });
@@ -707,13 +705,14 @@ export class M implements TaskOwner, ContextHost, ForkHost {
     const id = this.ids.get(name);
     if (id === undefined) throw unknownTaskError(name, this.names);
     const core = this.core;
-    const g = core.gfGet(this.p);
+    let g: number;
+    try { g = core.gfGet(this.p); } catch (e) { throw this.coreFault('gfGet', e); }
     if (g === 0) return this.spawnInline(ctx, id, name, args, cls); // at maxTasks or maxMemoryMB
     const a = this.gs.addr(g);
     try {
       this.gs.init(g, a, id, args, name);
     } catch (e) {
-      core.gfPut(this.p, g);
+      try { core.gfPut(this.p, g); } catch (f) { throw this.coreFault('gfPut', f); }
       throw asMemoryError(e, `spawn('${name}')`, this.cfg.maxMemoryMB);
     }
     this.views.u32[(a + G_PARENT) >>> 2] = (PARENT_SPAWNER | this.mid) >>> 0; // whose handle it is, until a join links it
@@ -727,9 +726,25 @@ export class M implements TaskOwner, ContextHost, ForkHost {
     this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3] = ++this.spawned;
     // newproc records the spawn (dated by the clock reads around this task); an M that does not trace
     // calls ready, newproc's other half, and pays nothing for tracing.
-    if (this.trace === null) core.ready(this.p, g, 1);
-    else core.newproc(this.p, this.mid, g, ctx.g);
+    try {
+      if (this.trace === null) core.ready(this.p, g, 1);
+      else core.newproc(this.p, this.mid, g, ctx.g);
+    } catch (e) {
+      throw this.coreFault(this.trace === null ? 'ready' : 'newproc', e);
+    }
     return t;
+  }
+
+  /**
+   * A core call made from inside a task failed (a trap, or the debug core's abort): the shared
+   * state may be half updated, so this M must not go on. Records the first such failure, which
+   * schedule() throws as the M's own failure as soon as the running task is done, whatever the
+   * task did with the error it saw (DESIGN.md "Core faults"). Returns the error the task sees.
+   */
+  private coreFault(op: string, e: unknown): Error {
+    const err = new Error(`the scheduler's core failed in ${op} on M${this.mid}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    if (this.fault === null) this.fault = err;
+    return err;
   }
 
   isCancelled(token: number): boolean {

@@ -126,7 +126,7 @@ export function gfPut(m: Mem, p: number, g: number): void {
   if (n < GFREE_LOCAL_MAX) return;
   while (n >= GFREE_LOCAL_KEEP) {
     const x = m.i32[w + GFREE]; // plain: owner only
-    if (x === 0) break; // only with a count that disagrees with the list (a double free)
+    if (x === 0) throw new Error(`gfPut: P ${p}'s free list ended with ${n} counted`); // corrupt lists: never push G 0 (as the Wasm core)
     const xw = gWord(m, x); // before reading m.i32: gWord may replace the views
     m.i32[w + GFREE] = m.i32[xw + LINK];
     n--;

@@ -23,7 +23,7 @@ function lockSlow(m: Mem, w: number): void {
   const i32 = m.i32;
   while (Atomics.exchange(i32, w, 2) !== 0) { // acquire (as 2): pairs with the exchange in unlockWord
     if (m.canBlock) {
-      Atomics.wait(i32, w, 2, 1); // sleeps while held (at most 1 ms, as the Wasm core: a lost notify only delays): woken by the notify in unlockWord
+      Atomics.wait(i32, w, 2); // sleeps while held, unbounded as in the Wasm core: woken by the notify in unlockWord
     } else {
       while (Atomics.load(i32, w) !== 0) { /* spin: pairs with the exchange in unlockWord */ }
     }
