@@ -3,6 +3,7 @@
 // with an AbortError carrying the reason. Both backends.
 import { describe, it, expect, afterAll } from 'vitest';
 import { Scheduler, AbortError } from '../dist/bindings/index.js';
+import { until } from './helpers/runtime.js';
 
 const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);
 const open: Array<{ close(o?: { force?: boolean }): Promise<void> }> = [];
@@ -56,10 +57,13 @@ describe.each(['wasm', 'js'] as const)('cancellation (%s backend)', (backend) =>
     const s = await Scheduler.start({ tasks, procs: 2, backend });
     open.push(s);
     const ac = new AbortController();
-    const sab = new SharedArrayBuffer(8);
-    const running = s.with({ signal: ac.signal }).spawn('onSignal', sab, 5000);
+    const sab = new SharedArrayBuffer(16);
+    const running = s.with({ signal: ac.signal }).spawn('onSignal', sab, 60_000);
     const tree = s.with({ signal: ac.signal }).spawn('cancelTree', sab, 6);
-    await new Promise((r) => setTimeout(r, 50));
+    // Abort once the running task and all six children have started (sab[2], sab[3]): a fixed
+    // delay let a loaded machine abort the tree before it started, and then it never runs.
+    const i32 = new Int32Array(sab);
+    await until(() => Atomics.load(i32, 2) === 1 && Atomics.load(i32, 3) === 6, 30_000, 'the tasks to start');
     ac.abort();
     expect(((await running.result().catch((e: unknown) => e)) as AbortError).code).toBe('ERR_ABORTED');
     expect(((await tree.result().catch((e: unknown) => e)) as AbortError).code).toBe('ERR_ABORTED');
