@@ -17,7 +17,7 @@ function functions(file: string): string[] {
 }
 
 /** Files only one side has, and why. */
-const ONLY_WASM = ['abort.ts', 'thread.ts']; // the abort path, the thread's own words
+const ONLY_WASM = ['abort.ts', 'bounds.ts', 'thread.ts']; // the abort path, the instance's bounds (the twin's views refresh themselves), the thread's own words
 const ONLY_TS = ['gfstack.ts', 'ggrow.ts']; // still in gfree.ts and gtable.ts on the Wasm side
 
 /** Remaining drift: `wasm` names only the Wasm file declares, `ts` only the twin's. */
