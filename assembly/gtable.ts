@@ -6,7 +6,7 @@
 // valid. Id 0 is "no G": its slot exists in chunk 0 but is never put on a free list.
 
 import {
-  FLAG_DEBUG, GDIR, G_CHUNK_MASK, G_CHUNK_SHIFT, G_DEAD, G_IDLE, G_RUNNABLE, G_RUNNING, G_SIZE,
+  FLAG_DEBUG, GDIR, G_CHUNK, G_CHUNK_MASK, G_CHUNK_SHIFT, G_DEAD, G_IDLE, G_RUNNABLE, G_RUNNING, G_SIZE,
   G_STATUS, G_WAITING,
 } from './shared/layout';
 import { flags } from './mem';

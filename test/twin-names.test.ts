@@ -18,17 +18,17 @@ function functions(file: string): string[] {
 
 /** Files only one side has, and why. */
 const ONLY_WASM = ['abort.ts', 'bounds.ts', 'thread.ts']; // the abort path, the instance's bounds (the twin's views refresh themselves), the thread's own words
-const ONLY_TS = ['gfstack.ts', 'ggrow.ts']; // still in gfree.ts and gtable.ts on the Wasm side
+const ONLY_TS: string[] = [];
 
 /** Remaining drift: `wasm` names only the Wasm file declares, `ts` only the twin's. */
 const DRIFT: Record<string, { wasm: string[]; ts: string[] }> = {
   'classq.ts': { wasm: ['qHead', 'qSize', 'qTail'], ts: [] },
-  'gfree.ts': {
-    wasm: ['clearG', 'gfPopGlobal', 'gfPopLocal', 'gfPushBatch', 'gfPushGlobal', 'gfPushLocal', 'headG', 'headVersion', 'packHead'],
-    ts: ['gClear'],
-  },
-  'globrunq.ts': { wasm: ['globrunqGetBatch', 'runqPutBatchTail'], ts: ['globrunqDetach', 'globrunqRequeue', 'globrunqSize'] },
-  'gtable.ts': { wasm: ['growTable'], ts: ['badTransition', 'gLink', 'gSetLink', 'gWord'] },
+  'gfree.ts': { wasm: ['clearG', 'gfPopLocal', 'gfPushLocal'], ts: ['gClear'] },
+  'gfstack.ts': { wasm: ['gfPopGlobal', 'gfPushBatch', 'gfPushGlobal', 'headG', 'headVersion', 'packHead'], ts: ['gfStackPop', 'gfStackPush', 'gfStackPushChain', 'pack'] },
+  'ggrow.ts': { wasm: ['growTable'], ts: ['gGrow'] },
+  'globrunq.ts': { wasm: ['globrunqGetBatch'], ts: ['globrunqDetach', 'globrunqSize'] },
+  'globrunqget.ts': { wasm: ['runqPutBatchTail'], ts: ['globrunqRequeue'] },
+  'gtable.ts': { wasm: [], ts: ['badTransition', 'gLink', 'gSetLink', 'gWord'] },
   'idle.ts': { wasm: [], ts: ['mIdleAny', 'pidleAny'] },
   'init.ts': { wasm: [], ts: ['checkInt'] },
   'lock.ts': { wasm: ['lock', 'unlock'], ts: ['lockWord', 'unlockWord'] },
