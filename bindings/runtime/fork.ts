@@ -40,12 +40,6 @@ export const FORK_MAX_DEPTH = 2000;
 export const HELP_MAX_DEPTH = 256;
 /** Helping rounds that found nothing before a joiner sleeps on S_RT_FORK_EPOCH. */
 const HELP_SPINS = 64;
-/**
- * A sleeping joiner's wait is bounded although a wake-up always comes (the child's finisher,
- * or a new fork while somebody sleeps, bumps the epoch): Node 20 was seen to lose a futex
- * notify on a Wasm shared memory (DESIGN.md "Platform defects we work around").
- */
-const SLEEP_BOUND_MS = 20;
 
 const PENDING = 0;
 const OK = 1;
@@ -295,7 +289,7 @@ export class ForkJoin implements ForkOwner {
       const e = Atomics.load(i32, EPOCH_W); // pairs with forkWake's add
       Atomics.add(i32, SLEEPERS_W, 1); // pairs with the sleepers load after each fork push
       if (!joinForkMark(i32, a) && !this.workInSight()) {
-        Atomics.wait(i32, EPOCH_W, e, SLEEP_BOUND_MS);
+        Atomics.wait(i32, EPOCH_W, e); // unbounded: the finisher of f, or a new fork while somebody sleeps, bumps the epoch and notifies
       }
       Atomics.sub(i32, SLEEPERS_W, 1);
     }
