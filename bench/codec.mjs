@@ -113,7 +113,9 @@ async function buildCodec(read, list, out) {
 }
 
 async function main() {
-  const { parseArgs, printTable, Results } = await import('./common.mjs');
+  const { parseArgs } = await import('./lib/flags.mjs');
+  const { Results } = await import('./lib/results.mjs');
+  const { printTable } = await import('./lib/table.mjs');
   const argv = process.argv.slice(2);
   let baseline = null;
   const at = argv.indexOf('--baseline');

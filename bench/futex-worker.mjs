@@ -1,4 +1,4 @@
-// The wake-up suite's floor (futexRunner in workloads.mjs): a bare thread parked in
+// The wake-up suite's floor (futexRunner in lib/runners.mjs): a bare thread parked in
 // Atomics.wait; each time the main thread notifies it, it reads the clock and answers through
 // shared memory. Words: i32[0] 1 = go, 2 = quit; i32[1] 1 = answered; f64[1] the clock reading.
 

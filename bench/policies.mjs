@@ -16,12 +16,17 @@
 
 import process from 'node:process';
 import os from 'node:os';
-import {
-  check, closeSafely, finishProcess, guardRejections, startScheduler, withWatchdog, header, interleaveGuarded, isMain, loadStealwork, mean, now, parseArgs, printTable, quantile, Results, sleep,
-  suiteJSON, TASKS_URL, wallNow, writeJSON,
-} from './common.mjs';
-import { fibcCalls, statsDelta, withStats } from './scheduler.mjs';
-import { calibrateBurn, fibValue, skewedMix } from './workloads.mjs';
+import { statsDelta, withStats } from './lib/counters.mjs';
+import { isMain, parseArgs } from './lib/flags.mjs';
+import { check, closeSafely, finishProcess, guardRejections, startScheduler, withWatchdog } from './lib/guard.mjs';
+import { interleaveGuarded } from './lib/interleave.mjs';
+import { header } from './lib/machine.mjs';
+import { suiteJSON, writeJSON } from './lib/output.mjs';
+import { loadStealwork, TASKS_URL } from './lib/package.mjs';
+import { Results } from './lib/results.mjs';
+import { calibrateBurn, fibcCalls, fibValue, skewedMix } from './lib/roots.mjs';
+import { mean, now, quantile, sleep, wallNow } from './lib/stats.mjs';
+import { printTable } from './lib/table.mjs';
 import * as T from './tasks.mjs';
 
 export function policySizes(quick) {

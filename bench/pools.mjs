@@ -12,16 +12,21 @@
 // instead, for every runner alike (stealwork's own fork-join fibcut is shown beside it).
 
 import process from 'node:process';
+import { isMain, parseArgs } from './lib/flags.mjs';
+import { check, finishProcess, guardRejections, startScheduler } from './lib/guard.mjs';
+import { interleave, warmMain } from './lib/interleave.mjs';
+import { header, isDeno } from './lib/machine.mjs';
+import { suiteJSON, writeJSON } from './lib/output.mjs';
+import { loadStealwork, TASKS_URL } from './lib/package.mjs';
+import { Results } from './lib/results.mjs';
 import {
-  check, finishProcess, guardRejections, startScheduler, header, interleave, isDeno, isMain, loadStealwork, median, now, parseArgs, printTable, quantile, Results,
-  suiteJSON, TASKS_URL, warmMain, writeJSON,
-} from './common.mjs';
+  burst, calibrateBurn, fibLeaves, fibValue, skewedMix, skewedRoots, skewedSeq, splitFib, tinyRoots, wakeup,
+} from './lib/roots.mjs';
+import { poolRunner, stealworkRunner } from './lib/runners.mjs';
+import { sizes } from './lib/sizes.mjs';
+import { median, now, quantile } from './lib/stats.mjs';
+import { printTable } from './lib/table.mjs';
 import * as T from './tasks.mjs';
-import { sizes } from './scheduler.mjs';
-import {
-  burst, calibrateBurn, fibLeaves, fibValue, poolRunner, skewedMix, skewedRoots, skewedSeq, splitFib, stealworkRunner,
-  tinyRoots, wakeup,
-} from './workloads.mjs';
 
 const WORKER = new URL('./pool-worker.mjs', import.meta.url);
 

@@ -12,11 +12,17 @@
 //    and with everything normal.
 
 import process from 'node:process';
-import {
-  check, closeSafely, finishProcess, guardRejections, header, interleave, isDeno, isMain, loadStealwork, now, parseArgs,
-  printTable, quantile, Results, sleep, startScheduler, suiteJSON, TASKS_URL, writeJSON,
-} from './common.mjs';
-import { burst, calibrateBurn, poolRunner, stealworkRunner } from './workloads.mjs';
+import { isMain, parseArgs } from './lib/flags.mjs';
+import { closeSafely, finishProcess, guardRejections, startScheduler } from './lib/guard.mjs';
+import { interleave } from './lib/interleave.mjs';
+import { header, isDeno } from './lib/machine.mjs';
+import { suiteJSON, writeJSON } from './lib/output.mjs';
+import { loadStealwork, TASKS_URL } from './lib/package.mjs';
+import { Results } from './lib/results.mjs';
+import { burst, calibrateBurn } from './lib/roots.mjs';
+import { poolRunner, stealworkRunner } from './lib/runners.mjs';
+import { now, quantile, sleep } from './lib/stats.mjs';
+import { printTable } from './lib/table.mjs';
 
 const WORKER = new URL('./pool-worker.mjs', import.meta.url);
 

@@ -17,7 +17,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadavg, machine, parseArgs, versions, writeJSON } from './common.mjs';
+import { parseArgs } from './lib/flags.mjs';
+import { loadavg, machine, versions } from './lib/machine.mjs';
+import { writeJSON } from './lib/output.mjs';
 import { drawChart } from './svg.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));

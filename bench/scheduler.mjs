@@ -25,56 +25,25 @@
 //                       it the floor: a bare parked worker woken by Atomics.notify as often.
 
 import process from 'node:process';
+import { withStats } from './lib/counters.mjs';
+import { isMain, parseArgs } from './lib/flags.mjs';
+import { check, closeSafely, finishProcess, guardRejections, startScheduler } from './lib/guard.mjs';
+import { interleave, warmMain } from './lib/interleave.mjs';
+import { header } from './lib/machine.mjs';
+import { suiteJSON, writeJSON } from './lib/output.mjs';
+import { loadStealwork, TASKS_URL } from './lib/package.mjs';
+import { Results } from './lib/results.mjs';
 import {
-  check, closeSafely, finishProcess, guardRejections, startScheduler, header, interleave, isMain, loadStealwork, median, now, parseArgs, printTable, quantile, Results,
-  suiteJSON, TASKS_URL, warmMain, writeJSON,
-} from './common.mjs';
+  burst, calibrateBurn, fibcCalls, fibValue, skewedMix, skewedRoots, skewedSeq, splitFib, tinyRoots, wakeup,
+} from './lib/roots.mjs';
+import { futexRunner, stealworkRunner } from './lib/runners.mjs';
+import { sizes, UTS_Q } from './lib/sizes.mjs';
+import { median, now, quantile } from './lib/stats.mjs';
+import { printTable } from './lib/table.mjs';
 import * as T from './tasks.mjs';
-import {
-  burst, calibrateBurn, fibValue, futexRunner, skewedMix, skewedRoots, skewedSeq, splitFib, stealworkRunner, tinyRoots, wakeup,
-} from './workloads.mjs';
-
-export const UTS_Q = 0.99 / 8;
-
-/** Workload sizes: full and quick. */
-export function sizes(quick) {
-  return quick
-    ? {
-      fibc: 21, fibcut: [29, 17], tiny: 10_000, skewed: 200, burst: { holds: 16, holdMs: 10, bursts: 4, per: 25, gapMs: 5 },
-      uts: { seed: 1, b0: 200, rounds: 128, chunk: 256 }, wake: { samples: 15, gapMs: 10 }, warmMs: 50,
-    }
-    : {
-      fibc: 27, fibcut: [35, 20], tiny: 200_000, skewed: 2000, burst: { holds: 16, holdMs: 50, bursts: 10, per: 100, gapMs: 10 },
-      uts: { seed: 7, b0: 2000, rounds: 128, chunk: 256 }, wake: { samples: 100, gapMs: 20 },
-      // The coarse rows (fibcut, UTS) run each variant untimed for this long first (interleave).
-      warmMs: 400,
-    };
-}
-
-/** Task calls of fibc(n): 2 fib(n+1) - 1 (fib(n+1) leaves, fib(n+1) - 1 inner calls). */
-export const fibcCalls = (n) => 2 * fibValue(n + 1) - 1;
-
-/** The difference of two stats() snapshots, for the counters that tell what happened. */
-export function statsDelta(a, b) {
-  const t = (k) => b.totals[k] - a.totals[k];
-  return {
-    executed: t('executed'), stealOps: t('stealOps'), stolen: t('stolen'), overflows: t('overflows'),
-    globalHits: t('globalHits'), localHits: t('localHits'), runnextHits: t('runnextHits'),
-    lockAcquisitions: b.sched.lockAcquisitions - a.sched.lockAcquisitions,
-    parks: b.procs.reduce((s, p, i) => s + p.parks - a.procs[i].parks, 0),
-    wakeups: b.procs.reduce((s, p, i) => s + p.wakeups - a.procs[i].wakeups, 0),
-  };
-}
-
-/** Runs `fn` between two stats() snapshots; returns its value and the counters' deltas. */
-export async function withStats(sched, fn) {
-  const a = sched.stats();
-  const v = await fn();
-  return { v, d: statsDelta(a, sched.stats()) };
-}
 
 /** A small run of every workload, so each thread's JIT has optimised the code measured. */
-export async function warmUp(sched, itersPerMs) {
+async function warmUp(sched, itersPerMs) {
   const r = stealworkRunner(sched.backend, sched);
   for (let i = 0; i < 3; i++) await sched.run('fibc', 16);
   await sched.run('fibcut', 24, 14);
@@ -89,7 +58,7 @@ export async function warmUp(sched, itersPerMs) {
   for (let i = 0; i < 5; i++) await sched.run('stamp');
 }
 
-export async function runScheduler(opts) {
+async function runScheduler(opts) {
   const { Scheduler } = await loadStealwork();
   const S = sizes(opts.quick);
   const P = opts.procs;

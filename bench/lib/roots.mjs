@@ -1,53 +1,10 @@
 // Workloads any task runner can express: root tasks submitted from the main thread, one
-// argument each. A runner is `{ name, run(task, arg) -> Promise, close() }`; stealwork, piscina
-// and tinypool all fit, so the scheduler and pools suites drive them with the same code.
-// Tasks that spawn tasks (fibc, fibcut, UTS, skewfork) live in scheduler.mjs: pools have no way
-// to express them.
+// argument each (a runner: lib/runners.mjs). Tasks that spawn tasks (fibc, fibcut, UTS,
+// skewfork) run in scheduler.mjs: pools have no way to express them. Main thread only.
 
-import { Worker } from 'node:worker_threads';
-import { check, closeSafely, now, sleep, wallNow, shuffle } from './common.mjs';
-import * as T from './tasks.mjs';
-
-// ---- runners -------------------------------------------------------------------------------
-
-/** A stealwork Scheduler as a runner. */
-export function stealworkRunner(name, sched) {
-  return { name, sched, run: (task, arg) => sched.run(task, arg), close: () => closeSafely(sched) };
-}
-
-/** piscina or tinypool as a runner (both take `run(arg, { name })`). */
-export function poolRunner(name, pool, close) {
-  return { name, pool, run: (task, arg) => pool.run(arg, { name: task }), close };
-}
-
-/**
- * The platform's floor for a wake-up, as a runner whose only task is 'stamp': one bare worker
- * parked in Atomics.wait, woken by Atomics.notify, that reads the clock and answers through
- * shared memory. No queue, no scheduler: what waking any parked thread costs on this machine.
- */
-export async function futexRunner() {
-  const sab = new SharedArrayBuffer(16); // the words: see futex-worker.mjs
-  const i32 = new Int32Array(sab);
-  const f64 = new Float64Array(sab);
-  const w = new Worker(new URL('./futex-worker.mjs', import.meta.url), { workerData: sab });
-  await new Promise((resolve, reject) => { w.once('message', resolve); w.once('error', reject); });
-  return {
-    name: 'futex wake (floor)',
-    async run() {
-      Atomics.store(i32, 1, 0);
-      Atomics.store(i32, 0, 1);
-      Atomics.notify(i32, 0);
-      const r = Atomics.waitAsync(i32, 1, 0);
-      if (r.async) await r.value;
-      return f64[1];
-    },
-    async close() {
-      Atomics.store(i32, 0, 2);
-      Atomics.notify(i32, 0);
-      await w.terminate();
-    },
-  };
-}
+import { check } from './guard.mjs';
+import { now, sleep, wallNow, shuffle } from './stats.mjs';
+import * as T from '../tasks.mjs';
 
 // ---- calibration ---------------------------------------------------------------------------
 
@@ -73,6 +30,9 @@ export function fibValue(n) {
   for (let i = 0; i < n; i++) [a, b] = [b, a + b];
   return a;
 }
+
+/** Task calls of fibc(n): 2 fib(n+1) - 1 (fib(n+1) leaves, fib(n+1) - 1 inner calls). */
+export const fibcCalls = (n) => 2 * fibValue(n + 1) - 1;
 
 /** n tiny root tasks `inc(i)`, all in flight at once. Returns tasks per second. */
 export async function tinyRoots(r, n) {
@@ -177,4 +137,3 @@ export async function wakeup(r, samples, gapMs) {
   }
   return { start, round };
 }
-
