@@ -11,7 +11,7 @@ import {
   PC_GLOBAL_HITS, PC_HIGH_HITS, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS,
   PC_STEAL_MISSES, PC_WAKEUPS, PC_HIGH_THROTTLES, P_COUNTERS, P_IDLE, P_M, P_RUNNEXT, P_RUNNING, P_SCHEDTICK, P_STATUS,
   S_MIDLE, S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_HEAD, S_RUNQ_SIZE, GLOBAL_CHECK_TICKS,
-  LOW_CHECK_TICKS, MR_TRACE_BUF, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
+  LOW_CHECK_TICKS, MR_TRACE_BUF, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL, STOP_RETRY, STOP_SLEEP,
 } from './shared/layout';
 import { traceSpawn, traceStart, traceSteal } from './trace';
 import { counterAdd, flags, mAddr, nprocs, pAddr } from './mem';
@@ -26,10 +26,6 @@ import { mGet, mPutLocked, mRemove, pidleGet, pidlePut } from './idle';
 import { beginAbort } from './abort';
 import { budgetFree, budgetOpen, budgetSpent } from './budget';
 import { forkLen, forkqPop } from './forkq';
-
-/** What stopM returns besides a G (bindings/core/core.ts `Stop`). */
-const STOP_SLEEP: i32 = 0;
-const STOP_RETRY: i32 = -1;
 
 /** M mp starts spinning (Go's becomeSpinning). M mp holding P pp only. */
 function becomeSpinning(pp: usize, mp: usize): void {
@@ -174,8 +170,8 @@ function workAnywhere(): bool {
 
 /**
  * M m gives up P p after findRunnable returned 0. Returns a G (the global queue, else the high
- * queue, else the low queue had work; p is kept and g is running), Stop.Sleep (p and m are
- * idle: sleep on M_PARK, then acquireP), or Stop.Retry (m was spinning, the recheck found work,
+ * queue, else the low queue had work; p is kept and g is running), STOP_SLEEP (p and m are
+ * idle: sleep on M_PARK, then acquireP), or STOP_RETRY (m was spinning, the recheck found work,
  * and m took an idle P: acquireP, then findRunnable). M m holding P p only.
  */
 export function stopM(p: i32, m: i32): i32 {

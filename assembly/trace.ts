@@ -17,11 +17,17 @@ import {
 import { gAddr } from './gtable';
 import { pAddr } from './mem';
 
+/** Byte address of slot 0 of the ring whose block is at `buf` (the slots start at the first
+ *  LINE boundary past the base time). Any thread. */
+@inline function traceSlot0(buf: u32): usize {
+  return (<usize>buf + TR_HEAD + LINE - 1) & ~(<usize>LINE - 1);
+}
+
 /** Appends the slot [w0, w1] to the ring at `buf` of M mp. M mp only. */
 @inline function tracePut(mp: usize, buf: u32, w0: u32, w1: u32): void {
   let slots = load<u32>(mp, MR_TRACE_CAP) * TR_SLOTS_PER_EVENT; // plain: set before the M started
-  let pos = load<u32>(mp, MR_TRACE_POS); // plain: owner only
-  let w = ((<usize>buf + TR_HEAD + LINE - 1) & ~(<usize>LINE - 1)) + <usize>(pos & (slots - 1)) * TR_SLOT;
+  let pos = load<u32>(mp, MR_TRACE_POS); // plain: owner thread only; the other writer is the runtime's TraceWriter, between core calls
+  let w = traceSlot0(buf) + <usize>(pos & (slots - 1)) * TR_SLOT;
   store<u32>(w, w0);
   store<u32>(w, w1, 4);
   store<u32>(mp, pos + 1, MR_TRACE_POS);

@@ -45,6 +45,11 @@ const PINNED: Record<string, number> = {
   G_DEAD: 6,
   P_IDLE: 0,
   P_RUNNING: 1,
+  LOCK_FREE: 0,
+  LOCK_HELD: 1,
+  LOCK_CONTENDED: 2,
+  STOP_SLEEP: 0,
+  STOP_RETRY: -1,
 
   ORDER_RANDOM: 0,
   ORDER_ROUND_ROBIN: 1,
@@ -176,15 +181,12 @@ const PINNED: Record<string, number> = {
   M_NEXTP: 4,
   M_SPINNING: 8,
   M_LINK: 12,
-  M_STATUS: 16,
   M_INBOX: 128,
-  M_INBOX_SEQ: 132,
   M_RT: 256,
   MR_SPAWNED: 256,
   MR_FINISHED: 264,
   MR_CURG: 272,
   MR_ASYNC: 276,
-  MR_BUSY_NS: 280,
   MR_TRACE_BUF: 288,
   MR_TRACE_CAP: 292,
   MR_TRACE_POS: 296,
@@ -196,14 +198,26 @@ const PINNED: Record<string, number> = {
   MR_STATE: 336,
   MR_TRACE_NEXT: 340,
   M_SIZE: 384,
+  MS_NONE: 0,
+  MS_SCHEDULE: 1,
+  MS_YIELD: 2,
+  MS_SHARES: 3,
+  MS_SLEEP: 4,
+  MS_SLEEP_ASYNC: 5,
+  MS_EXITED: 6,
   TR_HEAD: 8,
   TR_SLOT: 8,
   TR_SLOTS_PER_EVENT: 2,
+  TR_TAG_MASK: 15,
   TR_EV_START: 1,
   TR_EV_SPAWN: 2,
   TR_EV_STEAL: 3,
+  TR_EV_PARK: 4,
+  TR_EV_UNPARK: 5,
+  TR_EV_SETTLE: 6,
   TR_EV_OVERFLOW: 7,
   TR_TAG_ARG: 14,
+  TR_TAG_TIME: 15,
   TR_FN_MASK: 0xffffff,
   PARK_P: 1,
   PARK_INBOX: 2,
@@ -368,6 +382,24 @@ describe('layout constants', () => {
     expect(new Set(gs).size).toBe(gs.length);
     expect(L.P_IDLE).not.toBe(L.P_RUNNING);
   });
+
+  it('lock states, stopM results, M states and trace tags are distinct', () => {
+    expect(new Set([L.LOCK_FREE, L.LOCK_HELD, L.LOCK_CONTENDED]).size).toBe(3);
+    expect(L.LOCK_FREE).toBe(0); // a zeroed word is a free lock
+    // stopM's results besides a G: never a G id (ids are > 0).
+    expect(L.STOP_SLEEP).toBeLessThanOrEqual(0);
+    expect(L.STOP_RETRY).toBeLessThan(0);
+    expect(L.STOP_SLEEP).not.toBe(L.STOP_RETRY);
+    const ms = Object.keys(exported).filter((k) => k.startsWith('MS_')).map((k) => exported[k] as number);
+    expect(new Set(ms).size).toBe(ms.length);
+    expect(L.MS_NONE).toBe(0); // a zeroed M block
+    // Every tag fits the slot's tag bits, and no two are the same.
+    const tags = Object.keys(exported).filter((k) => k.startsWith('TR_EV_') || (k.startsWith('TR_TAG_') && k !== 'TR_TAG_MASK'))
+      .map((k) => exported[k] as number);
+    expect(new Set(tags).size).toBe(tags.length);
+    for (const t of tags) expect(t & ~L.TR_TAG_MASK).toBe(0);
+    expect(tags).not.toContain(0); // a zeroed slot is no event
+  });
 });
 
 describe('layout structure', () => {
@@ -460,12 +492,11 @@ describe('layout structure', () => {
   });
 
   it('an M: park line, inbox line, runtime line', () => {
-    for (const o of [L.M_PARK, L.M_NEXTP, L.M_SPINNING, L.M_LINK, L.M_STATUS]) expect(line(o)).toBe(0);
+    for (const o of [L.M_PARK, L.M_NEXTP, L.M_SPINNING, L.M_LINK]) expect(line(o)).toBe(0);
     expect(line(L.M_INBOX)).toBe(1);
-    expect(line(L.M_INBOX_SEQ)).toBe(1);
     expect(line(L.M_RT)).toBe(2);
     // The runtime's words: the f64 ones named here, the rest u32.
-    const f64s = new Set(['MR_SPAWNED', 'MR_FINISHED', 'MR_BUSY_NS']);
+    const f64s = new Set(['MR_SPAWNED', 'MR_FINISHED', 'MR_IDLE_MS', 'MR_YIELDS', 'MR_T0']);
     const rt: Array<[string, number, number]> = Object.keys(PINNED).filter((k) => k.startsWith('MR_'))
       .map((k) => [k, PINNED[k], f64s.has(k) ? 8 : 4]);
     expectDisjoint(rt.map(([n, o, s]) => [n, o - L.M_RT, s]), L.LINE);
@@ -536,7 +567,7 @@ describe.each(BACKENDS)('init lays out fresh memory (%s)', (backend) => {
       expect(mem.runnext(p)).toBe(0);
     }
     for (let m = 0; m < 9; m++) {
-      for (const o of [L.M_PARK, L.M_NEXTP, L.M_SPINNING, L.M_LINK, L.M_STATUS]) expect(mem.m(m, o)).toBe(0);
+      for (const o of [L.M_PARK, L.M_NEXTP, L.M_SPINNING, L.M_LINK]) expect(mem.m(m, o)).toBe(0);
     }
   });
 

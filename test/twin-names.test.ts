@@ -36,7 +36,6 @@ const DRIFT: Record<string, { wasm: string[]; ts: string[] }> = {
   'mem.ts': { wasm: ['counterAdd', 'mAddr', 'pAddr'], ts: ['cover', 'mWord', 'ncoprimes', 'pCounters', 'pF64', 'pWord'] },
   'runq.ts': { wasm: ['runqGetNext', 'runqGetRing', 'slot'], ts: ['backoff'] },
   'sched.ts': { wasm: ['becomeSpinning', 'resetSpinning', 'workAnywhere'], ts: ['workVisible'] },
-  'trace.ts': { wasm: [], ts: ['traceSlot0'] },
 };
 
 describe('the twin declares the functions of the Wasm core, file by file', () => {

@@ -76,6 +76,18 @@ export const G_DEAD = 6;
 export const P_IDLE = 0;
 export const P_RUNNING = 1;
 
+// States of a futex mutex word (S_LOCK, S_HEAP_LOCK; assembly/lock.ts and its twin): Drepper's
+// "Futexes Are Tricky" mutex 2. Lock CASes FREE -> HELD, else swaps in CONTENDED until the swap
+// returns FREE; unlock swaps in FREE and wakes one sleeper when it took CONTENDED away.
+export const LOCK_FREE = 0;
+export const LOCK_HELD = 1; // held, nobody sleeps on the word
+export const LOCK_CONTENDED = 2; // held, and a thread may sleep on the word: unlock must notify
+
+// What stopM returns when it hands out no G (a G id is > 0): crossbeam's Steal::{Empty, Retry}.
+// The runtime's face is `Stop` (bindings/core/core.ts); DESIGN.md "Spin, then park".
+export const STOP_SLEEP = 0; // p and m are idle: sleep on M_PARK, then acquireP
+export const STOP_RETRY = -1; // m was spinning, the recheck found work and m took an idle P: acquireP, then findRunnable
+
 // Victim order policies and steal-threshold modes (header FLAGS word).
 export const ORDER_RANDOM = 0; // Go's randomOrder: random start, random coprime stride
 export const ORDER_ROUND_ROBIN = 1; // p+1, p+2, ... (the seed's comparison baseline)
@@ -111,7 +123,7 @@ export const SCHED = HEADER + LINE;
 
 // Line 0: sched.lock and what it guards: the global run queue and the high and low class
 // queues (each a FIFO linked through G_SCHEDLINK), the idle-P list and the idle-M list.
-export const S_LOCK = SCHED + 0; // 0 free, 1 held, 2 held with waiters (futex mutex)
+export const S_LOCK = SCHED + 0; // LOCK_FREE, LOCK_HELD or LOCK_CONTENDED (futex mutex: lock.ts)
 export const S_RUNQ_HEAD = SCHED + 4;
 export const S_RUNQ_TAIL = SCHED + 8;
 export const S_PIDLE = SCHED + 12; // P index + 1 of the first idle P (0: none); linked via P_LINK
@@ -136,7 +148,7 @@ export const S_GFREE_HEAD = SCHED + 2 * LINE; // i64, 8-aligned
 export const S_GFREE_N = SCHED + 2 * LINE + 8; // approximate count (atomic add)
 
 // Line 3: the heap lock (chunk bump allocation, memory growth, size-class lists).
-export const S_HEAP_LOCK = SCHED + 3 * LINE;
+export const S_HEAP_LOCK = SCHED + 3 * LINE; // LOCK_* as S_LOCK
 export const S_HEAP_FREE = SCHED + 3 * LINE + 8; // HEAP_CLASSES words: first free block per class
 export const HEAP_CLASSES = 27; // block sizes 2^4 .. 2^30 bytes (class c holds 2^(c+4))
 export const HEAP_MIN_SHIFT = 4;
@@ -250,7 +262,7 @@ export const P_SIZE = P_FORKQ + FORKQ_SIZE * 4; // 3072
 // ---------------------------------------------------------------------------------------
 // M block: M_SIZE bytes, one per M slot. M0 is the main thread; workers are M1..
 //
-//   line A (+0)   park: the futex word (0 asleep or running, 1 notified); nextp; spinning; link
+//   line A (+0)   park: the futex word (PARK_* bits, 0 when none); nextp; spinning; link
 //   line B (+128) inbox: Treiber stack of finished G ids for this M (pushed by any thread)
 //   line C (+256) the runtime's per-M words (curg, state, counters); the core touches only the
 //                 trace ring's words, on the owner's thread (its execute records task starts)
@@ -258,40 +270,53 @@ export const M_PARK = 0;
 export const M_NEXTP = 4; // P index + 1 handed over by wakep/startm, 0 none
 export const M_SPINNING = 8; // 1 while counted in nmspinning
 export const M_LINK = 12; // next idle M index + 1 on sched.midle (under the lock)
-export const M_STATUS = 16; // runtime: 0 unused, 1 starting, 2 running, 3 dead
-export const M_INBOX = LINE;
-export const M_INBOX_SEQ = LINE + 4; // bumped after each push; the main thread waitAsyncs on it
+export const M_INBOX = LINE; // first G id of the stack (0: empty), linked by G_SCHEDLINK; a push also sets PARK_INBOX in M_PARK, which is what the M (or the main thread) waits on
 export const M_RT = 2 * LINE;
 export const MR_SPAWNED = M_RT + 0; // f64: tasks this M spawned (owner only)
 export const MR_FINISHED = M_RT + 8; // f64: tasks this M finished, ok or failed (owner only)
 export const MR_CURG = M_RT + 16; // u32: the G this M is running, 0 none (schedtrace reads)
 export const MR_ASYNC = M_RT + 20; // u32: async tasks pinned to this M, awaiting
-export const MR_BUSY_NS = M_RT + 24; // f64: time spent running tasks (ms, fractional)
 export const MR_TRACE_BUF = M_RT + 32; // u32: address of this M's trace ring (0: tracing off)
 export const MR_TRACE_CAP = M_RT + 36; // u32: events the ring holds at least (a power of two; bindings/runtime/trace.ts packs them in 8-byte slots)
-export const MR_TRACE_POS = M_RT + 40; // u32: slots written so far (owner only: the runtime's writer and the core's execute, both on the owner's thread)
+export const MR_TRACE_POS = M_RT + 40; // u32: slots written so far. Owner thread only, plain: its two writers, the core's tracePut (assembly/trace.ts) and the runtime's TraceWriter, both run on the M's thread and never interleave (one writes inside a core call, the other between calls); readers elsewhere see MR_TRACE_PUB
 export const MR_TRACE_PUB = M_RT + 44; // u32: slots published (the owner stores it with each time slot; readers load)
 export const MR_IDLE_MS = M_RT + 48; // f64: time this M spent parked (owner only)
 export const MR_YIELDS = M_RT + 56; // f64: turns this M gave its event loop while holding a P (owner only)
 export const MR_HIST = M_RT + 64; // u32: address of this M's latency histograms (bindings/runtime/latency.ts)
 export const MR_T0 = M_RT + 72; // f64: when this M started (ms since the epoch)
-export const MR_STATE = M_RT + 80; // u32: what this M is doing now (MS_* in bindings/runtime/m.ts), for diagnosis
+export const MR_STATE = M_RT + 80; // u32: what this M is doing now (MS_* below), for diagnosis; the owner writes, stats reads (plain: a stale value only misreports)
 export const MR_TRACE_NEXT = M_RT + 84; // u32: slot count at which the runtime reads the clock next (owner only; the core stores 0 after a steal: read it at once)
 
 export const M_SIZE = 3 * LINE;
 
-// The event trace's ring (bindings/runtime/trace.ts has the format and the rest of the events):
-// a block whose first 8 bytes hold the base time, then slots from the next LINE boundary, two
-// per event of capacity. The core writes the events it makes happen: task starts (execute),
-// spawns (newproc), steals (findRunnable) and ring overflows (runqPutSlow).
+// States of an M (MR_STATE), written by the runtime's M loop (bindings/runtime/m.ts), named by
+// stats (`threads[].state`), so a stall can be diagnosed from outside.
+export const MS_NONE = 0; // not started yet
+export const MS_SCHEDULE = 1; // running Gs, holding a P
+export const MS_YIELD = 2; // holding a P, giving the event loop a turn
+export const MS_SHARES = 3; // waiting for a shared buffer's message
+export const MS_SLEEP = 4; // parked in Atomics.wait
+export const MS_SLEEP_ASYNC = 5; // parked in Atomics.waitAsync (async tasks pending)
+export const MS_EXITED = 6; // the loop ended (close)
+
+// The event trace's ring (bindings/runtime/trace.ts has the format, the clock reads and the
+// export): a block whose first 8 bytes hold the base time, then slots from the next LINE
+// boundary (traceSlot0), two per event of capacity. Every tag is here. The core writes the
+// events it makes happen: task starts (execute), spawns (newproc), steals (findRunnable) and ring
+// overflows (runqPutSlow); the runtime's writer (TraceWriter) the rest, on the same thread.
 export const TR_HEAD = 8; // bytes before the slots' LINE boundary (the base time, f64)
 export const TR_SLOT = 8; // bytes per slot: two u32 words, the first's low 4 bits its tag
 export const TR_SLOTS_PER_EVENT = 2; // a ring for cap events has cap * 2 slots
-export const TR_EV_START = 1; // [TR_EV_START | g << 4, (fn & TR_FN_MASK) | P << 24]
-export const TR_EV_SPAWN = 2; // [TR_EV_SPAWN | g << 4, parent g]
-export const TR_EV_STEAL = 3; // [TR_EV_STEAL | victim's M + 1 << 4, thief P << 16 | victim P + 1], then an arg slot: the Gs taken
-export const TR_EV_OVERFLOW = 7; // [TR_EV_OVERFLOW, P], then an arg slot: 1 (half the ring went to the global queue)
+export const TR_TAG_MASK = 15; // w0 & TR_TAG_MASK: the slot's tag; w0 >>> 4 its first value
+export const TR_EV_START = 1; // core: [TR_EV_START | g << 4, (fn & TR_FN_MASK) | P << 24]
+export const TR_EV_SPAWN = 2; // core: [TR_EV_SPAWN | g << 4, parent g]
+export const TR_EV_STEAL = 3; // core: [TR_EV_STEAL | victim's M + 1 << 4, thief P << 16 | victim P + 1], then an arg slot: the Gs taken
+export const TR_EV_PARK = 4; // runtime: [TR_EV_PARK, P]: this M dropped P and went to sleep; a time slot follows
+export const TR_EV_UNPARK = 5; // runtime: [TR_EV_UNPARK, P]: this M woke holding P; a time slot follows
+export const TR_EV_SETTLE = 6; // runtime: [TR_EV_SETTLE | g << 4, 1 ok or 0 failed]: async g settled on this M; a time slot follows
+export const TR_EV_OVERFLOW = 7; // core: [TR_EV_OVERFLOW, P], then an arg slot: 1 (half the ring went to the global queue)
 export const TR_TAG_ARG = 14; // [TR_TAG_ARG, b]: the second value of the event before it
+export const TR_TAG_TIME = 15; // runtime: [TR_TAG_TIME | hi << 4, lo]: the event before it happened hi * 2^32 + lo ns after the base time
 export const TR_FN_MASK = 0xffffff; // a start keeps the task id's low 24 bits (P takes the top 8)
 
 // Bits of M_PARK. The core's wakep stores PARK_P; the runtime ORs in the others. A sleeping M

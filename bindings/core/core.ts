@@ -7,14 +7,17 @@
 // G ids are u32 with 0 meaning "none"; P and M indexes are 0-based. The protocols are written
 // out in docs/DESIGN.md; each method names its section there and who may call it.
 
+import { STOP_RETRY, STOP_SLEEP } from '../../assembly/shared/layout.js';
+
 export type Backend = 'wasm' | 'js';
 
-/** What `stopM` tells the M that called it (docs/DESIGN.md, "Spin, then park"). */
+/** What `stopM` tells the M that called it when it hands out no G (docs/DESIGN.md, "Spin,
+ *  then park"); the values are the layout's STOP_*, which both cores return. */
 export const Stop = {
   /** Parked: the P is idle, the M is on the idle list and must sleep on its park word. */
-  Sleep: 0,
+  Sleep: STOP_SLEEP,
   /** Recheck found work and this M took an idle P again: acquireP(m), then go to the top. */
-  Retry: -1,
+  Retry: STOP_RETRY,
 } as const;
 
 export interface Core {

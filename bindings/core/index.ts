@@ -9,6 +9,9 @@ export type { Backend, Core } from './core.js';
 export { Stop } from './core.js';
 export { compileCoreModule, createMemory } from './wasm.js';
 export { createTsCore } from './ts/index.js';
+/** Where the slots of an M's trace ring begin: part of the ring's layout (TR_*), which the
+ *  runtime's writer and export share with both cores (the Wasm core inlines the same rule). */
+export { traceSlot0 } from './ts/trace.js';
 
 /**
  * Attaches this thread to the core over `memory`. `module` is the compiled Wasm core (needed

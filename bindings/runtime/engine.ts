@@ -19,7 +19,7 @@ import { schedtraceLines } from './schedtrace.js';
 import { allocTraceRings, exportTrace, traceClock, type MonitorEvent } from './trace.js';
 import { allocHistograms, LATENCY_SAMPLE } from './latency.js';
 import { readStats, type SchedulerStats } from './stats.js';
-import { Task, type TaskOwner } from './task.js';
+import { Task, TASK_FAILED, TASK_OK, TASK_PENDING, type TaskOwner } from './task.js';
 import { takeInbox } from './inbox.js';
 import { Views } from './values.js';
 import { SharedRegistry } from './shared-registry.js';
@@ -300,7 +300,7 @@ export class Engine implements TaskOwner {
     if (opts !== null) {
       if (opts.signal !== undefined || opts.timeout !== undefined) {
         token = this.cancellable(t, opts);
-        if (t.state !== 0) return t; // already aborted
+        if (t.state !== TASK_PENDING) return t; // already aborted
       }
       if (opts.priority !== undefined) cls = priorityClass(opts.priority);
       if (opts.transfer !== undefined && opts.transfer.length !== 0) {
@@ -445,8 +445,8 @@ export class Engine implements TaskOwner {
   }
 
   awaitTask(task: Task<unknown>): Promise<unknown> {
-    if (task.state === 1) return Promise.resolve(task.value);
-    if (task.state === 2) return Promise.reject(task.value);
+    if (task.state === TASK_OK) return Promise.resolve(task.value);
+    if (task.state === TASK_FAILED) return Promise.reject(task.value);
     return new Promise((resolve, reject) => { task.res = resolve; task.rej = reject; });
   }
 
@@ -495,7 +495,7 @@ export class Engine implements TaskOwner {
     this.deferred = [];
     for (let i = 0; i < list.length; i++) {
       const d = list[i];
-      if (d.task.state !== 0) { this.cleanup(d.task); continue; } // aborted while waiting
+      if (d.task.state !== TASK_PENDING) { this.cleanup(d.task); continue; } // aborted while waiting
       this.submit(d.task, d.id, d.args, d.token, d.cls);
     }
   }

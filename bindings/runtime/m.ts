@@ -8,7 +8,7 @@
 
 import {
   G_DEAD, G_RUNNING, G_WAITING, H_MBASE, HEADER, MR_TRACE_BUF, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
-  MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE,
+  MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE, MS_EXITED, MS_SCHEDULE, MS_SHARES, MS_SLEEP, MS_SLEEP_ASYNC, MS_YIELD,
   JOIN_DONE, M_INBOX, M_PARK, M_SIZE, MR_ASYNC,
   MR_CURG, MR_FINISHED, MR_SPAWNED, PARK_MSG, PARK_P, GF_CONT, S_RT_STOP, S_RT_SHARES, S_RT_GIVEBACK,
   SCHEDLINK_PINNED, PARENT_SPAWNER, G_PARENT, PRIO_MASK, PRIO_HIGH, GF_SHAPED, GF_FORK, G_INDEX, JOIN_FORK,
@@ -22,7 +22,9 @@ import { unknownTaskError, asMemoryError, reviveError } from './errors.js';
 import { applyShape, shapeOf, type Shape } from './joinshape.js';
 import { GSlots } from './gslots.js';
 import { macrotask, now, pendingCallbacks } from './platform.js';
-import { JoinRequest, Task, type TaskOwner } from './task.js';
+import {
+  JoinRequest, Task, TASK_FAILED, TASK_OK, TASK_PENDING, USE_DETACHED, USE_FREE, USE_JOINED, type TaskOwner,
+} from './task.js';
 import { pushInbox } from './inbox.js';
 import { JOIN_TO_NOBODY, JOIN_TO_FORK, JOIN_TO_PARENT, joinAwait, joinDetach, joinFinish, joinLinked } from './joinword.js';
 import { EV_PARK, EV_SETTLE, EV_UNPARK, TraceWriter, traceClock } from './trace.js';
@@ -33,14 +35,6 @@ type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
 
 /** What the M loop returns to its async driver. */
 const enum Next { Sleep, Microtasks, Macrotask }
-
-/** What an M is doing (MR_STATE), so a stall can be diagnosed from outside. */
-export const MS_SCHEDULE = 1; // running Gs, holding a P
-export const MS_YIELD = 2; // holding a P, giving the event loop a turn
-export const MS_SHARES = 3; // waiting for a shared buffer's message
-export const MS_SLEEP = 4; // parked in Atomics.wait
-export const MS_SLEEP_ASYNC = 5; // parked in Atomics.waitAsync (async tasks pending)
-export const MS_EXITED = 6;
 
 /** Async tasks started between two microtask checkpoints (so their continuations run). */
 const ASYNC_BATCH = 16;
@@ -152,8 +146,9 @@ export class M implements TaskOwner, ContextHost, ForkHost {
     }
   }
 
+  /** Records what this M does now (MS_*), for stats. */
   private state(s: number): void {
-    this.views.u32[(this.mAddr + MR_STATE) >>> 2] = s;
+    this.views.u32[(this.mAddr + MR_STATE) >>> 2] = s; // plain: stats reads it, and a stale value only misreports
   }
 
   /** Runs until the scheduler closes. Starts without a P, on the idle list. */
@@ -547,7 +542,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
     const tasks = req.tasks;
     const n = tasks.length;
     for (let i = 0; i < n; i++) {
-      if (tasks[i].g === 0 && tasks[i].state === 0) { this.joinLater(g, a, ctx, req); return; }
+      if (tasks[i].g === 0 && tasks[i].state === TASK_PENDING) { this.joinLater(g, a, ctx, req); return; }
     }
     const off = req.shape !== 0 ? 1 : 0;
     gs.makeContinuation(a, req.fn, n + off, off !== 0 ? GF_CONT | GF_SHAPED : GF_CONT);
@@ -559,7 +554,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
       const t = tasks[i];
       if (t.g === 0) {
         // Ran inline (at capacity) and settled: its result goes straight into its slot.
-        gs.setParentSlot(a, i + off, t.value, t.state === 2, t.name);
+        gs.setParentSlot(a, i + off, t.value, t.state === TASK_FAILED, t.name);
         gs.release(a); // cannot reach 0: the joiner's guard is still held
         continue;
       }
@@ -631,13 +626,13 @@ export class M implements TaskOwner, ContextHost, ForkHost {
       const t = kids[i]!;
       kids[i] = null;
       if (keep) { if (ctx.children === null) ctx.children = [t]; else ctx.children.push(t); }
-      else if (t.use === 0) this.detachOne(t);
+      else if (t.use === USE_FREE) this.detachOne(t);
     }
     this.kidsTop = base;
   }
 
   private detachOne(t: Task<unknown>): void {
-    t.use = 3;
+    t.use = USE_DETACHED;
     if (t.g === 0) return; // ran inline: nothing to free
     const ca = this.gs.addr(t.g);
     if (joinDetach(this.views.i32, ca) & JOIN_DONE) { this.gs.dropResult(ca); this.core.gfPut(this.p, t.g); }
@@ -647,7 +642,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
   private detach(ctx: TaskContext): void {
     const kids = ctx.children!;
     ctx.children = null;
-    for (let i = 0; i < kids.length; i++) if (kids[i].use === 0) this.detachOne(kids[i]);
+    for (let i = 0; i < kids.length; i++) if (kids[i].use === USE_FREE) this.detachOne(kids[i]);
   }
 
   private deliverLocal(g: number, a: number): void {
@@ -683,8 +678,8 @@ export class M implements TaskOwner, ContextHost, ForkHost {
   awaitTask(task: Task<unknown>): Promise<unknown> {
     if (task.g === 0) {
       // Ran inline (at capacity): settled already, or an async child still running here.
-      if (task.state === 1) return Promise.resolve(task.value);
-      if (task.state === 2) return Promise.reject(task.value);
+      if (task.state === TASK_OK) return Promise.resolve(task.value);
+      if (task.state === TASK_FAILED) return Promise.reject(task.value);
       return new Promise((resolve, reject) => { task.res = resolve; task.rej = reject; });
     }
     const gs = this.gs;
@@ -862,7 +857,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
     this.setStatus(g, a, G_RUNNING, G_DEAD);
     this.fj.putG(g, a);
     this.views.f64[(this.mAddr + MR_FINISHED) >>> 3] = ++this.finished;
-    f.state = ok ? 1 : 2;
+    f.state = ok ? TASK_OK : TASK_FAILED;
     f.value = r;
   }
 
@@ -871,7 +866,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
     if (id === undefined) throw unknownTaskError(name, this.names);
     const { tasks, shape } = shapeOf(args, isTask, (t, where) => {
       if (t.owner !== this) throw new TypeError(`ctx.join('${name}'): ${where} is a Task spawned by another thread's tasks (or the main thread); await it instead`);
-      if (t.use !== 0) throw new TypeError(`ctx.join('${name}'): task '${t.name}' (${where}) was already awaited or joined`);
+      if (t.use !== USE_FREE) throw new TypeError(`ctx.join('${name}'): task '${t.name}' (${where}) was already awaited or joined`);
     });
     let block = 0;
     if (shape !== null) {
@@ -881,7 +876,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
         throw asMemoryError(e, `ctx.join('${name}')`, this.cfg.maxMemoryMB);
       }
     }
-    for (let i = 0; i < tasks.length; i++) tasks[i].use = 2;
+    for (let i = 0; i < tasks.length; i++) tasks[i].use = USE_JOINED;
     return new JoinRequest(id, tasks, block);
   }
 
@@ -980,7 +975,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
     if (ctx.children !== null) this.detach(ctx);
     const tasks = req.tasks;
     let ready = true;
-    for (let i = 0; i < tasks.length; i++) if (tasks[i].g !== 0 || tasks[i].state === 0) { ready = false; break; }
+    for (let i = 0; i < tasks.length; i++) if (tasks[i].g !== 0 || tasks[i].state === TASK_PENDING) { ready = false; break; }
     if (ready) { this.inlineJoinNow(t, ctx, req, tasks); return; }
     this.asyncInc();
     void this.outcomes(tasks).then(({ settled }) => { this.asyncDec(); this.inlineJoinNow(t, ctx, req, settled); });
@@ -989,7 +984,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
   private inlineJoinNow(t: Task<unknown>, ctx: TaskContext, req: JoinRequest, settled: Task<unknown>[]): void {
     const results = new Array<unknown>(settled.length);
     for (let i = 0; i < settled.length; i++) {
-      if (settled[i].state === 2) {
+      if (settled[i].state === TASK_FAILED) {
         if (req.shape !== 0) this.gs.heap.heapFree(req.shape);
         this.inlineSettle(t, ctx, false, settled[i].value);
         return;

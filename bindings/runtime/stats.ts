@@ -8,7 +8,7 @@ import {
   PC_EXECUTED, PC_GFREE_MOVES, P_FORK_PUSHES, P_FORK_INLINE, PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_OVERFLOWS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
   PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, S_COUNTERS, S_GFREE_N, S_NEEDSPINNING,
   S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
-  SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE, MR_T0, MR_IDLE_MS, MR_YIELDS, MR_STATE, S_LOCK, S_HEAP_LOCK, M_SPINNING, M_NEXTP, M_PARK,
+  SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE, MR_T0, MR_IDLE_MS, MR_YIELDS, MR_STATE, MS_EXITED, MS_NONE, MS_SCHEDULE, MS_SHARES, MS_SLEEP, MS_SLEEP_ASYNC, MS_YIELD, S_LOCK, S_HEAP_LOCK, M_SPINNING, M_NEXTP, M_PARK,
   P_LINK, S_RT_PRESERVE, PC_HIGH_HITS, PC_LOW_HITS, PC_HIGH_THROTTLES, S_RUNQH_SIZE, S_RUNQL_SIZE, S_RT_NPRESERVE, S_RT_HANDOFFS, S_RT_RETIRES,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
@@ -139,7 +139,11 @@ export interface SchedulerStats {
   totals: { spawned: number; executed: number; stealOps: number; stolen: number; overflows: number; globalHits: number; localHits: number; runnextHits: number; forks: number; forkInline: number };
 }
 
-const STATES = ['', 'running', 'yielding', 'receiving', 'parked', 'parked-async', 'exited'];
+/** The names of the M states (MR_STATE), by MS_* value. */
+const STATES: Record<number, string> = {
+  [MS_NONE]: '', [MS_SCHEDULE]: 'running', [MS_YIELD]: 'yielding', [MS_SHARES]: 'receiving',
+  [MS_SLEEP]: 'parked', [MS_SLEEP_ASYNC]: 'parked-async', [MS_EXITED]: 'exited',
+};
 
 export function readStats(v: Views, reserved: number, nms: number, core: Core): SchedulerStats {
   v.refresh();

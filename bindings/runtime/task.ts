@@ -1,5 +1,17 @@
 // Task handles and join requests: the user-facing values that name a G.
 
+/** Task.use: what has been done with the Task's result; each Task has at most one use. */
+export const USE_FREE = 0; // nothing yet: detached when its parent task ends
+export const USE_AWAITED = 1; // `await task` (or then/catch/finally): any number of times
+export const USE_JOINED = 2; // handed to ctx.join: its result goes to the join
+export const USE_DETACHED = 3; // dropped by its parent task: the result is freed when it finishes
+
+/** Task.state of a Task settled on this thread (a root Task on the main thread, a child that
+ *  ran inline on a worker), as Fork's PENDING, OK and FAILED. */
+export const TASK_PENDING = 0;
+export const TASK_OK = 1; // fulfilled: `value` is the result
+export const TASK_FAILED = 2; // rejected: `value` is the error
+
 /** Who can settle a Task: the M that spawned it (in a worker) or the main thread's engine. */
 export interface TaskOwner {
   /** Registers interest in g's result; the promise settles with it. Called once per Task. */
@@ -15,9 +27,9 @@ export class Task<T = unknown> implements PromiseLike<T> {
   /** @internal */ readonly owner: TaskOwner;
   /** @internal */ readonly g: number;
   /** @internal */ readonly gen: number;
-  /** @internal 0 free, 1 awaited, 2 joined, 3 detached */ use = 0;
+  /** @internal USE_FREE, USE_AWAITED, USE_JOINED or USE_DETACHED */ use = USE_FREE;
   /** @internal */ promise: Promise<T> | null = null;
-  /** @internal root tasks: 0 pending, 1 fulfilled, 2 rejected (settled before anyone awaited) */ state = 0;
+  /** @internal TASK_PENDING, TASK_OK or TASK_FAILED (root tasks and inline children, which may settle before anyone awaited) */ state = TASK_PENDING;
   /** @internal root tasks: the settled value, or the resolvers once awaited */ value: unknown = undefined;
   /** @internal */ res: ((v: unknown) => void) | null = null;
   /** @internal */ rej: ((e: unknown) => void) | null = null;
@@ -48,8 +60,8 @@ export class Task<T = unknown> implements PromiseLike<T> {
   /** The task's result as a Promise. */
   result(): Promise<T> {
     if (this.promise === null) {
-      if (this.use === 2) return Promise.reject(new TypeError(`task '${this.name}' was handed to ctx.join; its result goes to the join`));
-      this.use = 1;
+      if (this.use === USE_JOINED) return Promise.reject(new TypeError(`task '${this.name}' was handed to ctx.join; its result goes to the join`));
+      this.use = USE_AWAITED;
       this.promise = this.owner.awaitTask(this) as Promise<T>;
     }
     return this.promise;
@@ -62,16 +74,16 @@ export class Task<T = unknown> implements PromiseLike<T> {
    * Main thread.
    */
   settle(ok: boolean, value: unknown, quiet = false): void {
-    if (this.state !== 0) return;
+    if (this.state !== TASK_PENDING) return;
     if (this.res !== null) {
       if (ok) this.res(value); else this.rej!(value);
       this.res = this.rej = null;
-      this.state = ok ? 1 : 2;
+      this.state = ok ? TASK_OK : TASK_FAILED;
       return;
     }
-    this.state = ok ? 1 : 2;
+    this.state = ok ? TASK_OK : TASK_FAILED;
     this.value = value;
-    if (!ok && !quiet && this.promise === null && this.use === 0) this.promise = Promise.reject(value);
+    if (!ok && !quiet && this.promise === null && this.use === USE_FREE) this.promise = Promise.reject(value);
   }
 
   get [Symbol.toStringTag](): string {

@@ -4,7 +4,8 @@
 // (ui.perfetto.dev) or chrome://tracing: one track per M, tasks as slices, steals as flow arrows
 // from the victim's thread to the thief's.
 //
-// A slot is two u32 words; the low 4 bits of the first are its tag:
+// A slot is two u32 words; the low 4 bits of the first are its tag (the tags: TR_* in
+// assembly/shared/layout.ts):
 //
 //   start    [EV_START | g << 4,  fn | P << 24]  written by the core's execute (assembly/trace.ts)
 //   spawn    [EV_SPAWN | g << 4,  parent g]      written by the core's newproc
@@ -13,18 +14,20 @@
 //                                                stolen G follows
 //   overflow [EV_OVERFLOW,        P]             written by the core's runqPutSlow, then an arg
 //                                                slot (1)
-//   4 to 6   [kind | g << 4,      a]          park, unpark, settle: written here, each followed
-//                                             by a time slot
-//   arg      [TAG_ARG,            b]          the b of the event before it
-//   time     [TAG_TIME | hi << 4, lo]         the event before it happened hi * 2^32 + lo ns
-//                                             after the ring's base time (a writer starts
-//                                             with one: the time its first events count from)
+//   park     [EV_PARK,            P]             written here, each followed by a time slot
+//   unpark   [EV_UNPARK,          P]
+//   settle   [EV_SETTLE | g << 4, 1 ok, 0 failed]
+//   arg      [TAG_ARG,            b]             the b of the event before it
+//   time     [TAG_TIME | hi << 4, lo]            the event before it happened hi * 2^32 + lo ns
+//                                                after the ring's base time (a writer starts
+//                                                with one: the time its first events count from)
 //
 // The ring's block starts with the base time (f64, ms since the epoch); the slots start at the
-// next cache line, and a line of padding follows them, so no other thread's data shares a line
-// with them. A ring for `cap` events has 2 * cap slots: an untimed event takes one, a timed one
-// two, a steal or an overflow two (and a start follows each steal). The layout (TR_*) is shared
-// with the core, which writes the events it makes happen into the same ring, on the same thread.
+// next cache line (traceSlot0), and a line of padding follows them, so no other thread's data
+// shares a line with them. A ring for `cap` events has 2 * cap slots: an untimed event takes
+// one, a timed one two, a steal or an overflow two (and a start follows each steal). The layout
+// (TR_*: every tag, the core's and these) is shared with the core, which writes the events it
+// makes happen into the same ring, on the same thread.
 //
 // The core's events carry no time: the export spreads each run of them evenly between the time
 // slots around it (see TraceWriter); after a steal the core asks for a clock read at the next
@@ -32,10 +35,13 @@
 // park (spawns, overflows and settles happen inside it). The main thread's monitor keeps its own
 // list (lent and retired spare Ps, replaced threads), exported as track 0, which is always there.
 //
-// MR_TRACE_POS counts the slots written (plain: the M's own word, bumped by this writer and by
-// the core); MR_TRACE_PUB publishes it with each time slot, so a reader sees the events up to
-// the last clock read (all of them once the work is done: every M writes a time slot when it
-// parks).
+// MR_TRACE_POS counts the slots written. Its owner is the M's thread: it has two writers there,
+// this writer (put, stamp) and the core's tracePut (assembly/trace.ts and its twin), and they
+// never interleave (the core writes inside a core call, this writer between calls), so both use
+// plain loads and stores. No other thread reads it: MR_TRACE_PUB publishes it with each time
+// slot (stamp's Atomics.store, paired with readRing's Atomics.load), so a reader sees the events
+// up to the last clock read (all of them once the work is done: every M writes a time slot when
+// it parks). The main thread zeroes it in allocTraceRings, before the M's thread starts.
 //
 // Cost, per fine-grained event: two word stores in the core, and one clock read per run of
 // events spanning 16 us or more; the runtime looks at the count once per task. bench/trace-cost.mjs
@@ -44,18 +50,19 @@
 
 import {
   HEADER, H_MBASE, LINE, M_SIZE, MR_TRACE_BUF, MR_TRACE_CAP, MR_TRACE_NEXT, MR_TRACE_POS,
-  MR_TRACE_PUB, TR_EV_OVERFLOW, TR_EV_SPAWN, TR_EV_START, TR_EV_STEAL, TR_FN_MASK, TR_SLOT,
-  TR_SLOTS_PER_EVENT, TR_TAG_ARG,
+  MR_TRACE_PUB, TR_EV_OVERFLOW, TR_EV_PARK, TR_EV_SETTLE, TR_EV_SPAWN, TR_EV_START, TR_EV_STEAL,
+  TR_EV_UNPARK, TR_FN_MASK, TR_SLOT, TR_SLOTS_PER_EVENT, TR_TAG_ARG, TR_TAG_MASK, TR_TAG_TIME,
 } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
-import { traceSlot0 as ringSlots } from '../core/ts/trace.js';
+import { traceSlot0 as ringSlots } from '../core/index.js';
 
+// The event kinds by their short names (the tags are the layout's TR_*).
 export const EV_START = TR_EV_START; // g started (a = P, b = task id): written by the core
 export const EV_SPAWN = TR_EV_SPAWN; // g spawned (a = parent g): written by the core
 export const EV_STEAL = TR_EV_STEAL; // this M's P took b Gs from P a-1's ring (g = victim's M + 1): written by the core
-export const EV_PARK = 4; // this M dropped its P (a = P) and went to sleep
-export const EV_UNPARK = 5; // this M woke holding P a
-export const EV_SETTLE = 6; // async g settled on this M (a = 1 ok, 0 failed)
+export const EV_PARK = TR_EV_PARK; // this M dropped its P (a = P) and went to sleep
+export const EV_UNPARK = TR_EV_UNPARK; // this M woke holding P a
+export const EV_SETTLE = TR_EV_SETTLE; // async g settled on this M (a = 1 ok, 0 failed)
 export const EV_OVERFLOW = TR_EV_OVERFLOW; // a spawn overflowed P a's ring (b = 1): half of it moved to the global queue; written by the core
 
 const EVENT_NAMES = ['', 'start', 'spawn', 'steal', 'park', 'unpark', 'settle', 'overflow'];
@@ -64,7 +71,7 @@ const EVENT_NAMES = ['', 'start', 'spawn', 'steal', 'park', 'unpark', 'settle', 
 export interface MonitorEvent { t: number; name: 'handoff' | 'retire' | 'giveback' | 'restart'; args: Record<string, number> }
 
 const TAG_ARG = TR_TAG_ARG;
-const TAG_TIME = 15;
+const TAG_TIME = TR_TAG_TIME;
 /** Bytes per slot; slots per event of capacity; a start's task id is kept to its low 24 bits
  *  (the P takes the top 8: MAX_PROCS is 256). See the file comment. */
 const SLOT = TR_SLOT;
@@ -168,7 +175,7 @@ export class TraceWriter {
 
   private put(w0: number, w1: number): void {
     const u = this.u32;
-    const pos = u[this.posIdx];
+    const pos = u[this.posIdx]; // plain: MR_TRACE_POS's other writer is the core's tracePut, on this thread (file comment)
     const w = this.base + ((pos & this.mask) << 1);
     u[w] = w0;
     u[w + 1] = w1;
@@ -243,7 +250,7 @@ function readRing(views: Views, mAddr: number): TraceEvent[] {
     const w = base + ((i & (slots - 1)) << 1);
     const w0 = u32[w];
     const w1 = u32[w + 1];
-    const tag = w0 & 15;
+    const tag = w0 & TR_TAG_MASK;
     if (tag === TAG_TIME) {
       at.push(list.length - 1);
       times.push(t0 + ((w0 >>> 4) * TWO_32 + w1) / 1e6);

@@ -1,10 +1,13 @@
 // The futex mutexes: sched.lock and the heap lock (docs/DESIGN.md, "Global run queue").
 //
-// Word states: 0 free, 1 held, 2 held with (possible) waiters. The fast path is one CAS 0 -> 1.
-// The slow path swaps in 2 until it sees 0; where the thread may block it waits on the word
-// between swaps, else it spins. Unlock swaps in 0 and wakes one waiter if it saw 2.
+// Word states: LOCK_FREE, LOCK_HELD, LOCK_CONTENDED (held, waiters maybe). The fast path is one
+// CAS FREE -> HELD. The slow path swaps in CONTENDED until it sees FREE; where the thread may
+// block it waits on the word between swaps, else it spins. Unlock swaps in FREE and wakes one
+// waiter if it saw CONTENDED.
 
-import { S_COUNTERS, S_HEAP_LOCK, S_LOCK, SC_LOCK_ACQ } from '../../../assembly/shared/layout.js';
+import {
+  LOCK_CONTENDED, LOCK_FREE, LOCK_HELD, S_COUNTERS, S_HEAP_LOCK, S_LOCK, SC_LOCK_ACQ,
+} from '../../../assembly/shared/layout.js';
 import type { Mem } from './mem.js';
 
 const S_LOCK_W = S_LOCK >> 2;
@@ -13,7 +16,7 @@ const SC_LOCK_ACQ_F = (S_COUNTERS + SC_LOCK_ACQ) >> 3;
 
 /** Acquires the mutex at i32 index w. Any thread; not reentrant. */
 export function lockWord(m: Mem, w: number): void {
-  if (Atomics.compareExchange(m.i32, w, 0, 1) === 0) return; // acquire: pairs with the exchange in unlockWord
+  if (Atomics.compareExchange(m.i32, w, LOCK_FREE, LOCK_HELD) === LOCK_FREE) return; // acquire: pairs with the exchange in unlockWord
   lockSlow(m, w);
 }
 
@@ -21,18 +24,18 @@ export function lockWord(m: Mem, w: number): void {
  *  Any thread. */
 function lockSlow(m: Mem, w: number): void {
   const i32 = m.i32;
-  while (Atomics.exchange(i32, w, 2) !== 0) { // acquire (as 2): pairs with the exchange in unlockWord
+  while (Atomics.exchange(i32, w, LOCK_CONTENDED) !== LOCK_FREE) { // acquire (as CONTENDED): pairs with the exchange in unlockWord
     if (m.canBlock) {
-      Atomics.wait(i32, w, 2); // sleeps while held, unbounded as in the Wasm core: woken by the notify in unlockWord
+      Atomics.wait(i32, w, LOCK_CONTENDED); // sleeps while held, unbounded as in the Wasm core: woken by the notify in unlockWord
     } else {
-      while (Atomics.load(i32, w) !== 0) { /* spin: pairs with the exchange in unlockWord */ }
+      while (Atomics.load(i32, w) !== LOCK_FREE) { /* spin: pairs with the exchange in unlockWord */ }
     }
   }
 }
 
 /** Releases the mutex at i32 index w. The holder only. */
 export function unlockWord(m: Mem, w: number): void {
-  if (Atomics.exchange(m.i32, w, 0) === 2) { // release: pairs with the CAS/exchange in lockWord
+  if (Atomics.exchange(m.i32, w, LOCK_FREE) === LOCK_CONTENDED) { // release: pairs with the CAS/exchange in lockWord
     Atomics.notify(m.i32, w, 1); // wakes one sleeper in lockSlow
   }
 }

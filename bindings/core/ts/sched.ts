@@ -10,9 +10,8 @@ import {
   M_NEXTP, M_PARK, M_SPINNING, PARK_P, P_IDLE, P_M, P_RUNNING, P_SCHEDTICK, P_STATUS, PC_EXECUTED,
   PC_GLOBAL_HITS, PC_HIGH_HITS, PC_HIGH_THROTTLES, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
   PC_SPINS, PC_STEAL_MISSES, PC_WAKEUPS, P_RUNNEXT, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
-  S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_SIZE, MR_TRACE_BUF,
+  S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_SIZE, MR_TRACE_BUF, STOP_RETRY, STOP_SLEEP,
 } from '../../../assembly/shared/layout.js';
-import { Stop } from '../core.js';
 import { budgetFree, budgetOpen, budgetSpent } from './budget.js';
 import { classqGet, classqPopLocked, classqPut, classqSize } from './classq.js';
 import { globrunqDetach, globrunqPut } from './globrunq.js';
@@ -269,8 +268,8 @@ function workVisible(m: Mem): boolean {
 /** Go's stopm after findRunnable found nothing: under sched.lock take global work if any, else
  *  one high G, else one low G (p kept; the G is returned running, counted as a global, high or
  *  low hit), else put p and m on the idle lists together; then a spinner stops spinning and
- *  rechecks every queue. Returns a G, Stop.Retry (m took an idle P back: acquireP) or
- *  Stop.Sleep (sleep on M_PARK, then acquireP). M mi holding P p only. */
+ *  rechecks every queue. Returns a G, STOP_RETRY (m took an idle P back: acquireP) or
+ *  STOP_SLEEP (sleep on M_PARK, then acquireP). M mi holding P p only. */
 export function stopM(m: Mem, p: number, mi: number): number {
   const i32 = m.i32;
   schedLock(m);
@@ -308,11 +307,11 @@ export function stopM(m: Mem, p: number, mi: number): number {
   if (spinning) Atomics.store(i32, mw + SPINNING, 0); // still counted in nmspinning until step 3
   mPutLocked(m, mi);
   schedUnlock(m);
-  if (!spinning) return Stop.Sleep;
+  if (!spinning) return STOP_SLEEP;
   // The StoreLoad point: the decrement comes before the recheck (pairs with the nmspinning
   // load in ready after it enqueued).
   Atomics.sub(i32, NMSPINNING_W, 1);
-  if (!workVisible(m)) return Stop.Sleep;
+  if (!workVisible(m)) return STOP_SLEEP;
   schedLock(m);
   // wakep (M_NEXTP set) or mTake (reserved by the runtime) may have taken m off the idle list
   // since the unlock: then m is theirs, and only an m still on the list retries.
@@ -323,10 +322,10 @@ export function stopM(m: Mem, p: number, mi: number): number {
     Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
     m.f64[pCounters(p2) + WAKEUPS] += 1; // plain: p2 is idle, under sched.lock
     schedUnlock(m);
-    return Stop.Retry;
+    return STOP_RETRY;
   }
   schedUnlock(m);
-  return Stop.Sleep;
+  return STOP_SLEEP;
 }
 
 /** Puts M mi (without a P) on the idle-M list, at start-up. M mi only; takes sched.lock. */
@@ -348,7 +347,7 @@ export function mTake(m: Mem): number {
 }
 
 /** Takes the P handed over in M_NEXTP and marks it running; returns its index. Throws when
- *  none was handed over. M mi only, after waking or Stop.Retry. */
+ *  none was handed over. M mi only, after waking or STOP_RETRY. */
 export function acquireP(m: Mem, mi: number): number {
   const i32 = m.i32;
   const mw = mWord(m, mi);

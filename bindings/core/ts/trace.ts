@@ -22,7 +22,8 @@ const STEAL_N = P_STEAL_N >> 2;
 const P_M_W = P_M >> 2;
 
 /** Byte address of slot 0 of the ring whose block is at `buf` (the slots start at the first
- *  LINE boundary past the base time). Any thread. */
+ *  LINE boundary past the base time). Any thread; the runtime reaches it through the core's face
+ *  (bindings/core/index.ts). */
 export function traceSlot0(buf: number): number {
   return (buf + TR_HEAD + LINE - 1) & -LINE;
 }
@@ -31,7 +32,7 @@ export function traceSlot0(buf: number): number {
  *  mw. That M only. */
 function tracePut(m: Mem, mw: number, buf: number, w0: number, w1: number): void {
   const slots = m.i32[mw + CAP] * TR_SLOTS_PER_EVENT; // plain: set before the M started
-  const pos = m.i32[mw + POS]; // plain: owner only
+  const pos = m.i32[mw + POS]; // plain: owner thread only; the other writer is the runtime's TraceWriter, between core calls
   const at = traceSlot0(buf) + (pos & (slots - 1)) * TR_SLOT;
   if (at + TR_SLOT > m.end) cover(m, at + TR_SLOT);
   const i32 = m.i32;
