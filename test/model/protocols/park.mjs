@@ -30,15 +30,15 @@ export const bugs = [
     edits: [{
       file: 'sched.ts',
       from: `  Atomics.sub(i32, NMSPINNING_W, 1);
-  if (!workVisible(m)) return Stop.Sleep;`,
-      to: `  if (!workVisible(m)) { Atomics.sub(i32, NMSPINNING_W, 1); return Stop.Sleep; }
+  if (!workVisible(m)) return STOP_SLEEP;`,
+      to: `  if (!workVisible(m)) { Atomics.sub(i32, NMSPINNING_W, 1); return STOP_SLEEP; }
   Atomics.sub(i32, NMSPINNING_W, 1);`,
     }],
   },
 ];
 
-const SLEEP = 0; // Stop.Sleep
-const RETRY = -1; // Stop.Retry
+const SLEEP = 0; // STOP_SLEEP (the layout's)
+const RETRY = -1; // STOP_RETRY
 
 export async function scenarios(variant, edits) {
   const make = (name, w, nms, plan, opts) => ({
