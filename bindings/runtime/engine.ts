@@ -15,6 +15,7 @@ import { CancelTokens, SignalWatch } from './cancel.js';
 import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
 import { isNode, now, platformProblem, startThread, threadOptionsProblem, type ThreadHandle } from './platform.js';
+import type { FromWorker, ToWorker } from './messages.js';
 import { schedtraceLines } from './schedtrace.js';
 import { allocTraceRings, exportTrace, traceClock, type MonitorEvent } from './trace.js';
 import { allocHistograms, LATENCY_SAMPLE } from './latency.js';
@@ -70,7 +71,7 @@ export class Engine implements TaskOwner {
   readonly shared: SharedRegistry;
   names: string[] = [];
   private ids = new Map<string, number>();
-  private threads: ThreadHandle[] = [];
+  private threads: Array<ThreadHandle<ToWorker, FromWorker>> = [];
   /** Root Tasks by G id (an array: ids are dense), and how many are pending. */
   private pending: Array<Task<unknown> | undefined> = [];
   private npending = 0;
@@ -189,28 +190,33 @@ export class Engine implements TaskOwner {
    */
   private startM(i: number, restart: { resumeP: number } | undefined): Promise<string[]> {
     const o = this.opts;
-    const t = startThread(WORKER_URL, `stealwork M${i}`, o.thread);
+    const t = startThread<ToWorker, FromWorker>(WORKER_URL, `stealwork M${i}`, o.thread);
     this.threads[i - 1] = t;
     let exitResolve!: () => void;
     this.exits[i - 1] = new Promise<void>((r) => { exitResolve = r; });
     let gone = false; // this thread's end is handled once (Node reports 'error', then 'exit')
     const ready = new Promise<string[]>((resolve, reject) => {
       let isReady = false;
-      t.onMessage((raw) => {
-        const msg = raw as { type: string; names?: string[]; code?: string; error?: { name: string; message: string; stack?: string } };
-        if (msg.type === 'stealwork:ready') { isReady = true; resolve(msg.names!); }
-        else if (msg.type === 'stealwork:error' && isReady) {
-          // The M loop itself failed (not a task): the scheduler's state is suspect; fail fast.
-          const err = new WorkerCrashedError(`worker M${i} failed: ${msg.error!.message}`);
-          if (msg.error!.stack) err.stack = msg.error!.stack;
-          this.crash(err);
-        } else if (msg.type === 'stealwork:error') {
-          const err = new StealworkError(msg.code === 'ERR_TASK_MODULE' ? 'ERR_TASK_MODULE' : 'ERR_WORKER_START', msg.error!.message);
-          if (msg.error!.stack) err.stack = msg.error!.stack;
-          reject(err);
-        } else if (msg.type === 'stealwork:exit') exitResolve();
-        else if (msg.type === 'stealwork:share-ack') this.onShareAck(i, (msg as unknown as { id: number }).id);
-        else if (msg.type === 'stealwork:uncaught') this.uncaught(uncaughtError(i, msg.error!));
+      t.onMessage((msg) => {
+        switch (msg.type) {
+          case 'stealwork:ready': isReady = true; resolve(msg.names); break;
+          case 'stealwork:error': {
+            if (isReady) {
+              // The M loop itself failed (not a task): the scheduler's state is suspect; fail fast.
+              const err = new WorkerCrashedError(`worker M${i} failed: ${msg.error.message}`);
+              if (msg.error.stack) err.stack = msg.error.stack;
+              this.crash(err);
+              break;
+            }
+            const err = new StealworkError(msg.code === 'ERR_TASK_MODULE' ? 'ERR_TASK_MODULE' : 'ERR_WORKER_START', msg.error.message);
+            if (msg.error.stack) err.stack = msg.error.stack;
+            reject(err);
+            break;
+          }
+          case 'stealwork:exit': exitResolve(); break;
+          case 'stealwork:share-ack': this.onShareAck(i, msg.id); break;
+          case 'stealwork:uncaught': this.uncaught(uncaughtError(i, msg.error)); break;
+        }
       });
       t.onExit((reason, error) => {
         exitResolve();

@@ -101,9 +101,11 @@ async function isolationAdvice(): Promise<string> {
 }
 
 /** The main thread's handle on one worker thread. */
-export interface ThreadHandle {
-  post(msg: unknown): void;
-  onMessage(cb: (msg: unknown) => void): void;
+/** The main thread's handle on a worker: it posts `Out` messages and receives `In` ones (the
+ *  message types are messages.ts's; the platform only carries them). */
+export interface ThreadHandle<Out = unknown, In = unknown> {
+  post(msg: Out): void;
+  onMessage(cb: (msg: In) => void): void;
   /** A failure of the thread itself (not of a task): an uncaught error or an exit. */
   onExit(cb: (reason: string, error?: unknown) => void): void;
   terminate(): Promise<void>;
@@ -154,7 +156,7 @@ export function threadOptionsProblem(opts: ThreadOptions): string | null {
  * thread's worker_threads.workerData is opts.workerData); elsewhere workerData travels in the
  * init message and the Node-only options were refused by threadOptionsProblem. Main thread only.
  */
-export function startThread(url: URL, name: string, opts: ThreadOptions = {}): ThreadHandle {
+export function startThread<Out, In>(url: URL, name: string, opts: ThreadOptions = {}): ThreadHandle<Out, In> {
   if (isNode) {
     const { Worker } = nodeModule<NodeWorkerThreads>('node:worker_threads');
     // Without an execArgv of the caller's, the worker inherits the main thread's, less its entry flags.
@@ -183,7 +185,7 @@ export function startThread(url: URL, name: string, opts: ThreadOptions = {}): T
   return {
     worker: w,
     post: (m) => w.postMessage(m),
-    onMessage: (cb) => w.addEventListener('message', (ev) => cb(ev.data)),
+    onMessage: (cb) => w.addEventListener('message', (ev) => cb(ev.data as In)), // what the worker posted: an In
     onExit: (cb) => { exitCb = cb; },
     terminate: async () => { done = true; w.terminate(); },
   };
@@ -194,8 +196,9 @@ export function nodeWorkerData(): unknown {
   return isNode ? nodeModule<NodeWorkerThreads>('node:worker_threads').workerData : undefined;
 }
 
-/** The worker side of the channel to the main thread. Worker threads only. */
-export function parentChannel(): { post(msg: unknown): void; onMessage(cb: (msg: unknown) => void): void } {
+/** The worker side of the channel to the main thread: it posts `Out` messages and receives `In`
+ *  ones (messages.ts). Worker threads only. */
+export function parentChannel<Out, In>(): { post(msg: Out): void; onMessage(cb: (msg: In) => void): void } {
   if (isNode) {
     const { parentPort } = nodeModule<NodeWorkerThreads>('node:worker_threads');
     if (!parentPort) throw new Error('stealwork: the worker entry must run in a worker thread');
@@ -203,7 +206,7 @@ export function parentChannel(): { post(msg: unknown): void; onMessage(cb: (msg:
   }
   return {
     post: (m) => g.postMessage!(m),
-    onMessage: (cb) => g.addEventListener!('message', (ev) => cb(ev.data)),
+    onMessage: (cb) => g.addEventListener!('message', (ev) => cb(ev.data as In)), // what the main thread posted: an In
   };
 }
 

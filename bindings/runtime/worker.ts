@@ -1,41 +1,20 @@
 // The worker entry: an M's thread. It attaches the core to the shared memory it is given,
 // loads the task module, reports the module's task names, then runs the M loop until close.
 //
-// Handshake (namespaced messages): main -> 'stealwork:init' {memory, module, ...};
-// worker -> 'stealwork:ready' {names} | 'stealwork:error' {error}; at close the loop ends and
-// the worker sends 'stealwork:exit'.
+// Handshake (namespaced messages, all listed in messages.ts): main -> 'stealwork:init' {memory,
+// module, ...}; worker -> 'stealwork:ready' {names} | 'stealwork:error' {error}; at close the
+// loop ends and the worker sends 'stealwork:exit'.
 
 import { attachCore } from '../core/index.js';
-import type { Backend } from '../core/core.js';
 import { GSlots } from './gslots.js';
 import { M } from './m.js';
 import { catchStrayErrors, nodeWorkerData, parentChannel, trackTimers } from './platform.js';
-import type { TaskCalling } from './options.js';
+import type { ErrorDescription, FromWorker, InitMessage, ToWorker } from './messages.js';
 import { piscinaTable } from '../piscina/worker-side.js';
 import { WORKER_MARK, type WorkerMark } from '../piscina/mark.js';
 import { Views } from './values.js';
 import { SharedRegistry } from './shared-registry.js';
 import type { TaskContext } from './context.js';
-
-export interface InitMessage {
-  type: 'stealwork:init';
-  memory: WebAssembly.Memory;
-  module: WebAssembly.Module | null;
-  backend: Backend;
-  tasks: string;
-  mid: number;
-  spinLimit: number;
-  yieldLimit: number;
-  maxTasks: number;
-  maxMemoryMB: number;
-  debug: boolean;
-  /** How task functions are called ('context': stealwork's own; 'piscina': one argument). */
-  calling: TaskCalling;
-  /** The threads' workerData, where the platform has no Worker option for it (not Node). */
-  workerData?: unknown;
-  /** Set when this thread replaces a crashed one in slot `mid` (DESIGN.md "Crashed workers"). */
-  restart?: { resumeP: number };
-}
 
 type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
 
@@ -55,42 +34,38 @@ export function taskTable(mod: Record<string, unknown>): { names: string[]; fns:
   return { names, fns: names.map((n) => mod[n] as TaskFn) };
 }
 
-function describe(e: unknown): { name: string; message: string; stack?: string } {
+function describe(e: unknown): ErrorDescription {
   if (e instanceof Error) return { name: e.name, message: e.message, stack: e.stack };
   return { name: 'Error', message: String(e) };
 }
 
-const channel = parentChannel();
+const channel = parentChannel<FromWorker, ToWorker>();
 // Timers are counted where the platform cannot list them (DESIGN.md "Stranded callbacks").
 trackTimers();
 let started = false;
 const shared = new SharedRegistry(false);
 let current: M | null = null;
 let seen = 0;
-channel.onMessage((raw) => {
-  const msg = raw as InitMessage | ShareMessage | { type: 'stealwork:cancel'; token: number };
-  if (msg === null || typeof msg !== 'object') return;
-  if (msg.type === 'stealwork:cancel') {
-    current?.cancelToken(msg.token);
-    return;
+channel.onMessage((msg) => {
+  if (msg === null || typeof msg !== 'object') return; // not the engine's
+  switch (msg.type) {
+    case 'stealwork:cancel':
+      current?.cancelToken(msg.token);
+      return;
+    case 'stealwork:share': {
+      let last = -1;
+      for (const s of msg.shares) { shared.add(s.id, s.buffer); last = s.id; }
+      if (current !== null && current.sharesSeen < last + 1) current.sharesSeen = last + 1;
+      seen = Math.max(seen, last + 1);
+      channel.post({ type: 'stealwork:share-ack', id: last });
+      return;
+    }
+    case 'stealwork:init':
+      if (started) return;
+      started = true;
+      void run(msg);
   }
-  if (msg.type === 'stealwork:share') {
-    let last = -1;
-    for (const s of msg.shares) { shared.add(s.id, s.buffer); last = s.id; }
-    if (current !== null && current.sharesSeen < last + 1) current.sharesSeen = last + 1;
-    seen = Math.max(seen, last + 1);
-    channel.post({ type: 'stealwork:share-ack', id: last });
-    return;
-  }
-  if (msg.type !== 'stealwork:init' || started) return;
-  started = true;
-  void run(msg);
 });
-
-interface ShareMessage {
-  type: 'stealwork:share';
-  shares: Array<{ id: number; buffer: SharedArrayBuffer }>;
-}
 
 async function run(msg: InitMessage): Promise<void> {
   let m: M;

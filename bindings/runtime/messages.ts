@@ -1,0 +1,79 @@
+// The messages between the main thread (engine.ts) and a worker M (worker.ts): the one list of
+// both directions, imported by both threads, so each side's sends and reads are checked by tsc
+// against the same types (DESIGN.md "Threads and the handshake").
+//
+// Every message is namespaced ('stealwork:...') and tagged by `type`: a discriminated union per
+// direction, narrowed by a switch on `type`. What travels is structured-cloned; the memory and
+// the compiled module are shared, not copied. The hot path sends no message at all: results come
+// back through the inboxes in shared memory.
+//
+//   main -> worker   init      once, first: the memory, the module, the options of the M loop
+//                    share     shared buffers registered since the last delivery (and, before
+//                              init, all of them for a thread that replaces a crashed one)
+//                    cancel    a cancellation token fired (ctx.signal aborts at the next turn)
+//   worker -> main   ready     after init: the task module's names (every worker must agree)
+//                    error     the task module or the thread failed to start, or the M loop
+//                              itself failed (code says which)
+//                    share-ack every buffer up to id is registered in this thread
+//                    uncaught  an error thrown outside any task (DESIGN.md "Stranded callbacks")
+//                    exit      the M loop ended (close)
+
+import type { Backend } from '../core/core.js';
+import type { TaskCalling } from './options.js';
+
+/** A shared buffer as it crosses: its registry id and the buffer (shared-registry.ts). */
+export interface SharedEntry { id: number; buffer: SharedArrayBuffer }
+
+/** An error described for the crossing (a worker's error loses its class on the way). */
+export interface ErrorDescription { name: string; message: string; stack?: string }
+
+// ---- main -> worker ---------------------------------------------------------------------
+
+export interface InitMessage {
+  type: 'stealwork:init';
+  memory: WebAssembly.Memory;
+  module: WebAssembly.Module | null;
+  backend: Backend;
+  tasks: string;
+  mid: number;
+  spinLimit: number;
+  yieldLimit: number;
+  maxTasks: number;
+  maxMemoryMB: number;
+  debug: boolean;
+  /** How task functions are called ('context': stealwork's own; 'piscina': one argument). */
+  calling: TaskCalling;
+  /** The threads' workerData, where the platform has no Worker option for it (not Node). */
+  workerData?: unknown;
+  /** Set when this thread replaces a crashed one in slot `mid` (DESIGN.md "Crashed workers"). */
+  restart?: { resumeP: number };
+}
+
+export interface ShareMessage { type: 'stealwork:share'; shares: SharedEntry[] }
+
+export interface CancelMessage { type: 'stealwork:cancel'; token: number }
+
+/** What the main thread sends a worker. */
+export type ToWorker = InitMessage | ShareMessage | CancelMessage;
+
+// ---- worker -> main ---------------------------------------------------------------------
+
+export interface ReadyMessage { type: 'stealwork:ready'; names: string[] }
+
+/** ERR_TASK_MODULE and ERR_WORKER_START before ready; ERR_WORKER_CRASHED after (the M loop
+ *  itself failed). */
+export interface ErrorMessage {
+  type: 'stealwork:error';
+  code: 'ERR_TASK_MODULE' | 'ERR_WORKER_START' | 'ERR_WORKER_CRASHED';
+  error: ErrorDescription;
+}
+
+/** `id`: the highest shared-buffer id this worker has registered. */
+export interface ShareAckMessage { type: 'stealwork:share-ack'; id: number }
+
+export interface UncaughtMessage { type: 'stealwork:uncaught'; error: ErrorDescription }
+
+export interface ExitMessage { type: 'stealwork:exit' }
+
+/** What a worker sends the main thread. */
+export type FromWorker = ReadyMessage | ErrorMessage | ShareAckMessage | UncaughtMessage | ExitMessage;
