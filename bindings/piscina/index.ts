@@ -15,7 +15,8 @@ import { nodeModule } from '../runtime/platform.js';
 import { checkOptions, fillOptions, nullProto, type FilledOptions, type Options, type TaskQueue } from './options.js';
 import { RUN, TimingReader, timingBuffer, WAIT, type HistogramSummary } from './timing.js';
 import { isMovable, kQueueOptions, kTransferable, kValue, move, type Transferable } from './move.js';
-import { POOL_CLOSED, wallClock } from './worker-side.js';
+import { wallClock } from './worker-side.js';
+import { Errors, POOL_CLOSED, abortError, argumentError, noHandlerError, oneFileError } from './errors.js';
 import { workerMark } from './mark.js';
 
 /** The EventEmitter methods the pool has (its base is node:events' EventEmitterAsyncResource,
@@ -38,25 +39,7 @@ const { fileURLToPath, pathToFileURL } = nodeModule<typeof import('node:url')>('
 
 export type { Options, FilledOptions, TaskQueue, Transferable, HistogramSummary };
 
-/** piscina's own errors, same messages. */
-export const Errors = {
-  ThreadTermination: (): Error => new Error('Terminating worker thread'),
-  FilenameNotProvided: (): Error => new Error('filename must be provided to run() or in options object'),
-  TaskQueueAtLimit: (): Error => new Error('Task queue is at limit'),
-  NoTaskQueueAvailable: (): Error => new Error('No task queue available and all Workers are busy'),
-  CloseTimeout: (): Error => new Error('Close operation timed out'),
-};
-
-/** What a run rejects with when its signal aborted (piscina's AbortError). */
-export class AbortError extends Error {
-  constructor(reason?: unknown) {
-    super('The task has been aborted', { cause: reason });
-  }
-
-  get name(): string {
-    return 'AbortError';
-  }
-}
+export { AbortError, Errors } from './errors.js';
 
 /** An AbortSignal, or an EventEmitter-style one (piscina takes both). */
 export type AbortSignalAny =
@@ -199,30 +182,30 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   }
 
   run(task: T, options: RunOptions = NO_OPTIONS): Promise<R> {
-    if (options === null || typeof options !== 'object') return Promise.reject(new TypeError('options must be an object'));
+    if (options === null || typeof options !== 'object') return Promise.reject(argumentError('options must be an object'));
     // Own properties only, as piscina's prototype-less copy reads them (without the copy)
     const transferList = own(options, 'transferList') as RunOptions['transferList'];
     const signal = (own(options, 'signal') ?? null) as AbortSignalAny | null;
     const filename = (own(options, 'filename') ?? null) as string | null;
     const name = (own(options, 'name') ?? null) as string | null;
-    if (transferList !== undefined && !Array.isArray(transferList)) return Promise.reject(new TypeError('transferList argument must be an Array'));
-    if (filename != null && typeof filename !== 'string') return Promise.reject(new TypeError('filename argument must be a string'));
-    if (name != null && typeof name !== 'string') return Promise.reject(new TypeError('name argument must be a string'));
-    if (signal != null && typeof signal !== 'object') return Promise.reject(new TypeError('signal argument must be an object'));
+    if (transferList !== undefined && !Array.isArray(transferList)) return Promise.reject(argumentError('transferList argument must be an Array'));
+    if (filename != null && typeof filename !== 'string') return Promise.reject(argumentError('filename argument must be a string'));
+    if (name != null && typeof name !== 'string') return Promise.reject(argumentError('name argument must be a string'));
+    if (signal != null && typeof signal !== 'object') return Promise.reject(argumentError('signal argument must be an object'));
     return this.#runTask(task, (transferList ?? []) as unknown[], filename ?? this.#opts.filename, name ?? this.#opts.name, signal);
   }
 
   #runTask(task: unknown, transferList: unknown[], filenameIn: string | null, name: string, signal: AbortSignalAny | null): Promise<R> {
     if (typeof filenameIn !== 'string') return Promise.reject(Errors.FilenameNotProvided());
     const filename = filenameIn === this.#rawFilename ? this.#filename! : toPath(filenameIn); // a URL parse per run costs 8%
-    if (this.#closingUp || this.#destroying) return Promise.reject(new AbortError('queue is being terminated'));
-    if (signal !== null && signal.aborted) return Promise.reject(new AbortError(signal.reason));
+    if (this.#closingUp || this.#destroying) return Promise.reject(abortError('queue is being terminated'));
+    if (signal !== null && signal.aborted) return Promise.reject(abortError(signal.reason));
     if (this.#inFlight >= this.#capacity + this.#opts.maxQueue) {
       return Promise.reject(this.#opts.maxQueue === 0 ? Errors.NoTaskQueueAvailable() : Errors.TaskQueueAtLimit());
     }
     if (this.#start === null) { this.#begin(filename); this.#rawFilename = filenameIn; }
     else if (filename !== this.#filename) {
-      return Promise.reject(new TypeError(`stealwork/piscina runs one task file per pool: this pool runs ${this.#filename}, not ${filename}`));
+      return Promise.reject(oneFileError(this.#filename!, filename));
     }
     if (isMovable(task)) {
       transferList = transferList.concat(task[kTransferable]);
@@ -268,8 +251,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
 
   #spawn(s: Started, name: string, task: unknown, submitted: number | undefined, signal: AbortSignal | undefined, transfer: ArrayBuffer[]): Promise<unknown> {
     if (signal?.aborted === true) return Promise.reject({ code: 'ERR_ABORTED' }); // #mapError: the caller's reason
-    if (this.#forced) return Promise.reject(new AbortError('pool is closed'));
-    if (!s.names.has(name)) return Promise.reject(new Error(`No handler function exported from ${s.filename}`));
+    if (this.#forced) return Promise.reject(abortError('pool is closed'));
+    if (!s.names.has(name)) return Promise.reject(noHandlerError(s.filename));
     const args = submitted === undefined ? [task] : [task, submitted];
     if (signal === undefined && transfer.length === 0) return s.engine.spawn(name, args).result();
     const sched = s.sched as unknown as { with(o: object): { run(name: string, ...args: unknown[]): Promise<unknown> } };
@@ -280,8 +263,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   #mapError(e: unknown, signal: AbortSignalAny | null): unknown {
     const err = e as { code?: string; name?: string; reason?: unknown; cause?: unknown };
     if (err === null || typeof err !== 'object') return e;
-    if (err.code === 'ERR_ABORTED') return new AbortError(signal !== null ? signal.reason : err.reason);
-    if (err.code === POOL_CLOSED) return new AbortError('pool is closed');
+    if (err.code === 'ERR_ABORTED') return abortError(signal !== null ? signal.reason : err.reason);
+    if (err.code === POOL_CLOSED) return abortError('pool is closed');
     if (err.code === 'ERR_CLOSED_FORCE' || err.code === 'ERR_CLOSED') return Errors.ThreadTermination();
     // The thread died under the task: piscina rejects with the thread's own error (e.g.
     // ERR_WORKER_OUT_OF_MEMORY); the scheduler's WorkerCrashedError carries it as its cause.
@@ -329,10 +312,10 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
    * AbortError ('pool is closed'); the running ones finish.
    */
   async close(options: CloseOptions = {}): Promise<void> {
-    if (options === null || typeof options !== 'object') throw TypeError('options must be an object');
+    if (options === null || typeof options !== 'object') throw argumentError('options must be an object');
     const o = nullProto(options);
     let { force } = o;
-    if (force !== undefined && typeof force !== 'boolean') return Promise.reject(new TypeError('force argument must be a boolean'));
+    if (force !== undefined && typeof force !== 'boolean') return Promise.reject(argumentError('force argument must be a boolean'));
     force ??= false;
     this.#closingUp = true;
     if (force) {

@@ -3,6 +3,7 @@
 
 import { availableParallelism } from '../runtime/platform.js';
 import type { ResourceLimits } from '../runtime/options.js';
+import { argumentError, threadsConflictError } from './errors.js';
 
 /** A custom task queue (piscina's TaskQueue); accepted, and unused here. */
 export interface TaskQueue {
@@ -68,51 +69,51 @@ export function nullProto<T extends object>(o: T, extra?: object): T {
 
 /** Throws piscina's error for the first bad option. */
 export function checkOptions(opts: Options): void {
-  if (typeof opts.filename !== 'string' && opts.filename != null) throw new TypeError('options.filename must be a string or null');
-  if (typeof opts.name !== 'string' && opts.name != null) throw new TypeError('options.name must be a string or null');
+  if (typeof opts.filename !== 'string' && opts.filename != null) throw argumentError('options.filename must be a string or null');
+  if (typeof opts.name !== 'string' && opts.name != null) throw argumentError('options.name must be a string or null');
   if (opts.minThreads !== undefined && (typeof opts.minThreads !== 'number' || opts.minThreads < 0)) {
-    throw new TypeError('options.minThreads must be a non-negative integer');
+    throw argumentError('options.minThreads must be a non-negative integer');
   }
   if (opts.maxThreads !== undefined && (typeof opts.maxThreads !== 'number' || opts.maxThreads < 1)) {
-    throw new TypeError('options.maxThreads must be a positive integer');
+    throw argumentError('options.maxThreads must be a positive integer');
   }
   if (opts.minThreads !== undefined && opts.maxThreads !== undefined && opts.minThreads > opts.maxThreads) {
-    throw new RangeError('options.minThreads and options.maxThreads must not conflict');
+    throw threadsConflictError();
   }
   if (opts.idleTimeout !== undefined && (typeof opts.idleTimeout !== 'number' || opts.idleTimeout < 0)) {
-    throw new TypeError('options.idleTimeout must be a non-negative integer');
+    throw argumentError('options.idleTimeout must be a non-negative integer');
   }
   if (opts.maxQueue !== undefined && opts.maxQueue !== 'auto' && (typeof opts.maxQueue !== 'number' || opts.maxQueue < 0)) {
-    throw new TypeError('options.maxQueue must be a non-negative integer');
+    throw argumentError('options.maxQueue must be a non-negative integer');
   }
   if (opts.concurrentTasksPerWorker !== undefined &&
     (typeof opts.concurrentTasksPerWorker !== 'number' || opts.concurrentTasksPerWorker < 1)) {
-    throw new TypeError('options.concurrentTasksPerWorker must be a positive integer');
+    throw argumentError('options.concurrentTasksPerWorker must be a positive integer');
   }
   if (opts.atomics != null && (typeof opts.atomics !== 'string' || !['sync', 'async', 'disabled'].includes(opts.atomics))) {
-    throw new TypeError('options.atomics should be a value of sync, sync or disabled.'); // piscina's words
+    throw argumentError('options.atomics should be a value of sync, sync or disabled.'); // piscina's words
   }
   if (opts.resourceLimits !== undefined && (typeof opts.resourceLimits !== 'object' || opts.resourceLimits === null)) {
-    throw new TypeError('options.resourceLimits must be an object');
+    throw argumentError('options.resourceLimits must be an object');
   }
-  if (opts.taskQueue !== undefined && !isTaskQueue(opts.taskQueue)) throw new TypeError('options.taskQueue must be a TaskQueue object');
+  if (opts.taskQueue !== undefined && !isTaskQueue(opts.taskQueue)) throw argumentError('options.taskQueue must be a TaskQueue object');
   if (opts.niceIncrement !== undefined && (typeof opts.niceIncrement !== 'number' || opts.niceIncrement < 0)) {
-    throw new TypeError('options.niceIncrement must be a non-negative integer on Unix systems');
+    throw argumentError('options.niceIncrement must be a non-negative integer on Unix systems');
   }
   if (opts.trackUnmanagedFds !== undefined && typeof opts.trackUnmanagedFds !== 'boolean') {
-    throw new TypeError('options.trackUnmanagedFds must be a boolean value');
+    throw argumentError('options.trackUnmanagedFds must be a boolean value');
   }
   if (opts.closeTimeout !== undefined && (typeof opts.closeTimeout !== 'number' || opts.closeTimeout < 0)) {
-    throw new TypeError('options.closeTimeout must be a non-negative integer');
+    throw argumentError('options.closeTimeout must be a non-negative integer');
   }
   if (opts.loadBalancer !== undefined && (typeof opts.loadBalancer !== 'function' || opts.loadBalancer.length < 1)) {
-    throw new TypeError('options.loadBalancer must be a function with at least two args');
+    throw argumentError('options.loadBalancer must be a function with at least two args');
   }
   if (opts.workerHistogram !== undefined && typeof opts.workerHistogram !== 'boolean') {
-    throw new TypeError('options.workerHistogram must be a boolean');
+    throw argumentError('options.workerHistogram must be a boolean');
   }
   if (opts.stricterFIFO !== undefined && typeof opts.stricterFIFO !== 'boolean') {
-    throw new TypeError('options.stricterFIFO must be a boolean');
+    throw argumentError('options.stricterFIFO must be a boolean');
   }
 }
 

@@ -8,9 +8,9 @@
 
 import { TimingRecorder, RUN, WAIT } from './timing.js';
 import { unmove } from './move.js';
+import { poolClosedError } from './errors.js';
 
-/** The code of the error a task not started before a forced close fails with. */
-export const POOL_CLOSED = 'STEALWORK_PISCINA_POOL_CLOSED';
+export { POOL_CLOSED } from './errors.js';
 
 type Handler = (task: unknown) => unknown;
 type Wrapped = (ctx: unknown, ...args: unknown[]) => unknown;
@@ -20,12 +20,6 @@ export function wallClock(): number {
   return performance.timeOrigin + performance.now();
 }
 
-function closedError(): Error {
-  const e = new Error('pool is closed') as Error & { code: string };
-  e.name = 'AbortError';
-  e.code = POOL_CLOSED;
-  return e;
-}
 
 function isThenable(r: unknown): r is PromiseLike<unknown> {
   return r !== null && (typeof r === 'object' || typeof r === 'function') && typeof (r as PromiseLike<unknown>).then === 'function';
@@ -34,7 +28,7 @@ function isThenable(r: unknown): r is PromiseLike<unknown> {
 function wrap(fn: Handler, rec: TimingRecorder): Wrapped {
   return (_ctx, task, at) => {
     const submitted = at as number | undefined;
-    if (rec.closed) throw closedError();
+    if (rec.closed) throw poolClosedError();
     if (submitted === undefined) { // recordTiming: false
       const r = fn(task);
       return isThenable(r) ? Promise.resolve(r).then(unmove) : unmove(r);

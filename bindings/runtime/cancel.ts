@@ -11,6 +11,7 @@
 
 import { CANCEL_TOKENS, S_RT_CANCEL } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
+import { reserveError } from './errors.js';
 
 /** Main thread: hands out tokens and sets their flags. */
 export class CancelTokens {
@@ -22,7 +23,7 @@ export class CancelTokens {
   constructor(views: Views, heap: { heapAlloc(n: number): number }) {
     this.views = views;
     const base = heap.heapAlloc(CANCEL_TOKENS);
-    if (base === 0) throw new RangeError('cancellation: no shared memory for the token flags');
+    if (base === 0) throw reserveError('cancellation', `the token flags (${CANCEL_TOKENS} bytes)`);
     views.refresh();
     views.u8.fill(0, base, base + CANCEL_TOKENS);
     Atomics.store(views.u32, S_RT_CANCEL >>> 2, base); // read by every M at start

@@ -3,13 +3,13 @@
 import type { Task, JoinRequest } from './task.js';
 import type { Fork } from './fork.js';
 import { macrotask } from './platform.js';
-import { AbortError } from './errors.js';
+import { cancelledError, optionTypeError, unknownOptionError, type AbortError } from './errors.js';
 import { checkPriority, priorityClass, type Priority } from './priority.js';
 import { PRIO_HIGH, PRIO_NORMAL } from '../../assembly/shared/layout.js';
 
 /** What a task's signal aborts with: the tree was cancelled from its root. */
 export function cancelReason(): AbortError {
-  return new AbortError('the task was cancelled (its root task\'s signal aborted or timed out)', undefined);
+  return cancelledError();
 }
 
 /** What an M offers its running tasks; implemented by bindings/runtime/m.ts. */
@@ -91,10 +91,10 @@ export class TaskContext {
    * would inherit from this task (and its own children inherit the new one).
    */
   with(options: { priority?: Priority }): { spawn(name: string, ...args: unknown[]): Task<unknown> } {
-    if (options === null || typeof options !== 'object') throw new TypeError('ctx.with: options must be an object');
+    if (options === null || typeof options !== 'object') throw optionTypeError('ctx.with: options', `must be an object, got ${options === null ? 'null' : typeof options}`);
     const { priority, ...rest } = options as Record<string, unknown>;
     const extra = Object.keys(rest);
-    if (extra.length) throw new TypeError(`ctx.with: options.${extra[0]} is not an option; known options: priority`);
+    if (extra.length) throw unknownOptionError(`ctx.with: options.${extra[0]}`, ['priority']);
     const cls = priority === undefined ? -1 : priorityClass(checkPriority('ctx.with', priority));
     return { spawn: (name: string, ...args: unknown[]) => this.host.spawnFrom(this, name, args, cls) };
   }

@@ -10,7 +10,10 @@ import {
   PRIO_NORMAL, G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, type Core } from '../core/index.js';
-import { AbortError, StealworkError, WorkerCrashedError, asMemoryError, closedError, uncaughtError, unknownTaskError } from './errors.js';
+import {
+  abortedError, asMemoryError, closedError, closedForceError, platformError, replacementFailedError, taskModuleMismatchError,
+  timeoutError, uncaughtError, unknownTaskError, workerCrashedError, workerExitError, workerLoopError, workerStartError,
+} from './errors.js';
 import { CancelTokens, SignalWatch } from './cancel.js';
 import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
@@ -133,7 +136,7 @@ export class Engine implements TaskOwner {
   /** Builds the memory, starts every M and waits for their handshakes. */
   static async start(opts: ResolvedOptions): Promise<Engine> {
     const problem = (await platformProblem()) ?? threadOptionsProblem(opts.thread);
-    if (problem !== null) throw new StealworkError('ERR_PLATFORM', `Scheduler.start: ${problem}`);
+    if (problem !== null) throw platformError(problem);
     const module = await loadCoreModule(opts.backend, opts.debug);
     // The core has procs + spareThreads Ps; the spares start in the reserve (sysmon.ts).
     const nprocs = opts.procs + opts.spareThreads;
@@ -177,8 +180,8 @@ export class Engine implements TaskOwner {
     for (let i = 1; i < this.nms; i++) ready.push(this.startM(i, undefined));
     const lists = await Promise.all(ready);
     const names = lists[0];
-    for (const l of lists) {
-      if (l.join('\0') !== names.join('\0')) throw new StealworkError('ERR_TASK_MODULE', 'the task module exported different functions in different workers');
+    for (let m = 1; m < lists.length; m++) {
+      if (lists[m].join('\0') !== names.join('\0')) throw taskModuleMismatchError(1, names, m + 1, lists[m]);
     }
     this.names = names;
     names.forEach((n, i) => this.ids.set(n, i));
@@ -200,19 +203,12 @@ export class Engine implements TaskOwner {
       t.onMessage((msg) => {
         switch (msg.type) {
           case 'stealwork:ready': isReady = true; resolve(msg.names); break;
-          case 'stealwork:error': {
-            if (isReady) {
-              // The M loop itself failed (not a task): the scheduler's state is suspect; fail fast.
-              const err = new WorkerCrashedError(`worker M${i} failed: ${msg.error.message}`);
-              if (msg.error.stack) err.stack = msg.error.stack;
-              this.crash(err);
-              break;
-            }
-            const err = new StealworkError(msg.code === 'ERR_TASK_MODULE' ? 'ERR_TASK_MODULE' : 'ERR_WORKER_START', msg.error.message);
-            if (msg.error.stack) err.stack = msg.error.stack;
-            reject(err);
+          case 'stealwork:error':
+            // After the handshake the M loop itself failed (not a task): the scheduler's state is
+            // suspect; fail fast.
+            if (isReady) this.crash(workerLoopError(i, msg.error));
+            else reject(workerStartError(msg.code === 'ERR_TASK_MODULE' ? 'ERR_TASK_MODULE' : 'ERR_WORKER_START', msg.error));
             break;
-          }
           case 'stealwork:exit': exitResolve(); break;
           case 'stealwork:share-ack': this.onShareAck(i, msg.id); break;
           case 'stealwork:uncaught': this.uncaught(uncaughtError(i, msg.error)); break;
@@ -222,7 +218,7 @@ export class Engine implements TaskOwner {
         exitResolve();
         if (gone) return;
         gone = true;
-        if (!isReady) reject(new StealworkError('ERR_WORKER_START', `worker M${i} failed to start: ${reason}`, { cause: error }));
+        if (!isReady) reject(workerExitError(i, reason, error));
         else if (!this.closed) void this.recover(i, t, reason, error);
       });
     });
@@ -244,8 +240,7 @@ export class Engine implements TaskOwner {
     if (this.failure !== null) return;
     await dead.terminate().catch(() => undefined); // make sure it is gone before its slot is reused
     if (this.closed) return;
-    const err = new WorkerCrashedError(`worker M${i} ${reason}; the task running there failed, and a new thread took over its queue`,
-      cause !== undefined ? { cause } : undefined);
+    const err = workerCrashedError(i, reason, cause);
     const c = casualties(this.gs, i);
     const failed = failCasualties(this.gs, this.core, i, c, err, this.names);
     detachOrphans(this.gs, this.core, i);
@@ -255,7 +250,7 @@ export class Engine implements TaskOwner {
     try {
       await this.startM(i, { resumeP: c.p });
     } catch (e) {
-      this.crash(new WorkerCrashedError(`worker M${i} ${reason}, and its replacement failed to start: ${(e as Error).message}`, { cause: e }));
+      this.crash(replacementFailedError(i, reason, e));
     }
   }
 
@@ -325,22 +320,22 @@ export class Engine implements TaskOwner {
   private cancellable(t: Task<unknown>, opts: SpawnOptions): number {
     const { signal, timeout } = opts;
     if (signal !== undefined && signal.aborted) {
-      t.settle(false, new AbortError(`task '${t.name}' was aborted before it started`, signal.reason));
+      t.settle(false, abortedError(t.name, signal.reason, true));
       return 0;
     }
     if (this.tokens === null) { this.tokens = new CancelTokens(this.views, this.core); this.reservedBlocks++; }
     const token = this.tokens.take();
     if (token === 0) return 0; // every token in use: the task runs uncancellable
     let stopTimer: (() => void) | undefined;
-    const abort = (reason: unknown, message: string): void => {
+    const abort = (err: Error): void => {
       this.tokens!.cancel(token);
       for (const th of this.threads) th.post({ type: 'stealwork:cancel', token });
-      t.settle(false, new AbortError(message, reason));
+      t.settle(false, err);
     };
     const unwatch = signal === undefined ? undefined
-      : this.signals.watch(signal, () => abort(signal.reason, `task '${t.name}' was aborted`));
+      : this.signals.watch(signal, () => abort(abortedError(t.name, signal.reason, false)));
     if (timeout !== undefined) {
-      stopTimer = longTimeout(() => abort(new Error(`timed out after ${timeout} ms`), `task '${t.name}' timed out after ${timeout} ms`), timeout);
+      stopTimer = longTimeout(() => abort(timeoutError(t.name, timeout)), timeout);
     }
     this.cleanups.set(t, () => {
       unwatch?.();
@@ -546,7 +541,7 @@ export class Engine implements TaskOwner {
   close(force: boolean): Promise<void> {
     if (force && !this.closed) {
       this.closed = true; // a graceful close still draining sees this and waits for the stop below
-      const err = new StealworkError('ERR_CLOSED_FORCE', 'close({ force: true }): the scheduler was closed before this task finished');
+      const err = closedForceError();
       this.failAll(err, true); // abandoned on purpose: no unhandledRejection for the unobserved ones
       for (const d of this.deferred) d.task.settle(false, err, true);
       this.deferred = [];

@@ -1,5 +1,14 @@
-// Every error the scheduler itself raises is built here, so codes and wording stay consistent.
-// Errors thrown by a task travel as they were thrown (see bindings/codec/errors.ts).
+// Every error the scheduler itself raises is built here, so codes and wording stay consistent,
+// and each message carries the values involved (the option and the value it got, the M, the G,
+// the task's name). Errors thrown by a task travel as they were thrown (see
+// bindings/codec/errors.ts). Callers throw or reject with what these functions return; no other
+// file of the runtime or the piscina entry constructs an error.
+//
+// Sections: the classes; the scheduler's StealworkErrors; option validation (TypeError and
+// RangeError naming the option); misuse inside tasks; shared memory running out; internal
+// faults (a bug of the scheduler, never a user's); the piscina entry's (piscina's words).
+
+import type { ErrorDescription } from './messages.js';
 
 /** Stable, machine-readable reasons for a StealworkError. */
 export type ErrorCode =
@@ -99,9 +108,181 @@ export function asMemoryError(e: unknown, what: string, maxMemoryMB: number): un
 
 /** What a worker reports for an error thrown outside any task: the scheduler's unhandled error,
  *  never a task's. `cause` is the error rebuilt from the worker's description. Main thread. */
-export function uncaughtError(m: number, d: { name: string; message: string; stack?: string }): StealworkError {
+export function uncaughtError(m: number, d: ErrorDescription): StealworkError {
   const cause = new Error(d.message);
   Object.defineProperty(cause, 'name', { value: d.name, writable: true, configurable: true });
   if (d.stack !== undefined) cause.stack = d.stack;
   return new StealworkError('ERR_UNCAUGHT', `worker M${m}: ${d.name}: ${d.message} (thrown outside any task, by a timer or promise callback a task left behind; no task failed)`, { cause });
+}
+
+// ---- The scheduler's StealworkErrors (engine.ts, main thread) -----------------------------
+
+/** The runtime lacks what the scheduler needs (platformProblem says what). */
+export function platformError(problem: string): StealworkError {
+  return new StealworkError('ERR_PLATFORM', `Scheduler.start: ${problem}`);
+}
+
+/** Two workers loaded different task tables (the task ids would differ). */
+export function taskModuleMismatchError(m: number, names: readonly string[], m2: number, names2: readonly string[]): StealworkError {
+  return new StealworkError('ERR_TASK_MODULE', `the task module exported different functions in different workers: M${m} has [${names.join(', ')}], M${m2} has [${names2.join(', ')}]`);
+}
+
+/** What a worker reported as it failed: its description's stack, kept. */
+function withStack<E extends Error>(err: E, d: ErrorDescription): E {
+  if (d.stack) err.stack = d.stack;
+  return err;
+}
+
+/** A worker's M loop itself failed after the handshake (not a task): fail fast. */
+export function workerLoopError(m: number, d: ErrorDescription): WorkerCrashedError {
+  return withStack(new WorkerCrashedError(`worker M${m} failed: ${d.message}`), d);
+}
+
+/** A worker reported that it could not start: the task module would not load
+ *  (ERR_TASK_MODULE), or anything else before its handshake (ERR_WORKER_START). */
+export function workerStartError(code: 'ERR_TASK_MODULE' | 'ERR_WORKER_START', d: ErrorDescription): StealworkError {
+  return withStack(new StealworkError(code, d.message), d);
+}
+
+/** A worker thread ended before its handshake. */
+export function workerExitError(m: number, reason: string, cause: unknown): StealworkError {
+  return new StealworkError('ERR_WORKER_START', `worker M${m} failed to start: ${reason}`, { cause });
+}
+
+/** A worker thread died outside close: what the task running there (and its pinned ones) fail
+ *  with; a new thread takes over the slot (DESIGN.md "Crashed workers"). */
+export function workerCrashedError(m: number, reason: string, cause: unknown): WorkerCrashedError {
+  return new WorkerCrashedError(`worker M${m} ${reason}; the task running there failed, and a new thread took over its queue`,
+    cause !== undefined ? { cause } : undefined);
+}
+
+/** The thread started in place of a crashed one failed to start too. */
+export function replacementFailedError(m: number, reason: string, e: unknown): WorkerCrashedError {
+  return new WorkerCrashedError(`worker M${m} ${reason}, and its replacement failed to start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+}
+
+/** A root task whose signal aborted: before it started, or while it ran. */
+export function abortedError(task: string, reason: unknown, beforeStart: boolean): AbortError {
+  return new AbortError(beforeStart ? `task '${task}' was aborted before it started` : `task '${task}' was aborted`, reason);
+}
+
+/** A root task past its `timeout`; its reason is an Error saying the same. */
+export function timeoutError(task: string, ms: number): AbortError {
+  return new AbortError(`task '${task}' timed out after ${ms} ms`, new Error(`timed out after ${ms} ms`));
+}
+
+/** What close({ force: true }) rejects a task still pending with. */
+export function closedForceError(): StealworkError {
+  return new StealworkError('ERR_CLOSED_FORCE', 'close({ force: true }): the scheduler was closed before this task finished');
+}
+
+/** What a task's ctx.signal aborts with: the tree was cancelled from its root. */
+export function cancelledError(): AbortError {
+  return new AbortError('the task was cancelled (its root task\'s signal aborted or timed out)', undefined);
+}
+
+// ---- Option validation: eager, naming the option and the value it got ----------------------
+
+/** `${path} ${problem}`, a value of the wrong kind: `optionTypeError('options.procs', 'must be
+ *  an integer, got string')`. `path` names the call where the options are not Scheduler.start's
+ *  ('with: options.timeout'). */
+export function optionTypeError(path: string, problem: string): TypeError {
+  return new TypeError(`${path} ${problem}`);
+}
+
+/** `${path} ${problem}`, a value of the right kind out of its range. */
+export function optionRangeError(path: string, problem: string): RangeError {
+  return new RangeError(`${path} ${problem}`);
+}
+
+/** A key that names no option (`kind` 'limit' for resourceLimits' keys). */
+export function unknownOptionError(path: string, known: readonly string[], kind: 'option' | 'limit' = 'option'): TypeError {
+  return new TypeError(`${path} is not ${kind === 'option' ? 'an option' : 'a limit'}; known ${kind}s: ${known.join(', ')}`);
+}
+
+/** `options.tasks` given as a relative path: the workers would resolve it against this
+ *  package's folder. */
+export function relativeTasksError(spec: string): TypeError {
+  return new TypeError(`options.tasks: '${spec}' is a relative path, which the worker threads would resolve against stealwork's own folder; ` +
+    `pass new URL('${spec.replace(/\\/g, '/')}', import.meta.url) (or an absolute path, or a URL string)`);
+}
+
+// ---- Misuse inside tasks -------------------------------------------------------------------
+
+/** Awaiting a Task already handed to ctx.join. */
+export function joinedTaskError(task: string): TypeError {
+  return new TypeError(`task '${task}' was handed to ctx.join; its result goes to the join`);
+}
+
+/** ctx.join given a Task another thread's tasks (or the main thread) spawned. */
+export function joinForeignTaskError(join: string, where: string): TypeError {
+  return new TypeError(`ctx.join('${join}'): ${where} is a Task spawned by another thread's tasks (or the main thread); await it instead`);
+}
+
+/** ctx.join given a Task already awaited or joined. */
+export function joinUsedTaskError(join: string, task: string, where: string): TypeError {
+  return new TypeError(`ctx.join('${join}'): task '${task}' (${where}) was already awaited or joined`);
+}
+
+/** A Task handle awaited after its G was reused: it outlived the task that spawned it. */
+export function staleHandleError(task: string, g: number, gen: number, now: number): Error {
+  return new Error(`task '${task}': its handle outlived its parent task (G ${g} is at generation ${now}, the handle names ${gen})`);
+}
+
+/** A SharedArrayBuffer made inside a task, passed to another task: only the main thread
+ *  registers shared buffers. */
+export function sharedInTaskError(bytes: number): TypeError {
+  return new TypeError(`a SharedArrayBuffer created inside a task (${bytes} bytes) cannot cross threads; create it on the main thread and pass it in as an argument`);
+}
+
+/** ctx.fork's misuses and limits (fork.ts, DESIGN.md "Fork-join"). `what` says what the
+ *  forked task returned: 'a promise' or 'a ctx.join request'. */
+export function forkNotSyncError(name: string, what: string): TypeError {
+  return new TypeError(`ctx.fork('${name}'): the task returned ${what}; a forked task must return its result synchronously (use ctx.spawn for async work)`);
+}
+export function forkOutsideError(name: string): TypeError {
+  return new TypeError(`ctx.fork('${name}'): only while the task runs synchronously (not after an await, nor once it returned)`);
+}
+export function forkAsyncTaskError(name: string): TypeError {
+  return new TypeError(`ctx.fork('${name}'): '${name}' is an async function; fork runs synchronous task functions only (use ctx.spawn)`);
+}
+export function forkFromAsyncError(name: string): TypeError {
+  return new TypeError(`ctx.fork('${name}'): called from an async task; fork and join are for synchronous tasks (use ctx.spawn)`);
+}
+export function forkDepthError(name: string, depth: number, limit: number): RangeError {
+  return new RangeError(`ctx.fork('${name}'): ${depth} task calls already nest on this thread's stack (the limit is ${limit})`);
+}
+export function forkTableFullError(name: string): RangeError {
+  return new RangeError(`ctx.fork('${name}'): the G table is full`);
+}
+
+// ---- Shared memory running out ---------------------------------------------------------------
+
+/** A value or a G's arguments found no room; asMemoryError turns it into memoryFullError where
+ *  the caller knows maxMemoryMB (the words "out of shared memory" are what it looks for). */
+export function outOfSharedMemoryError(what: string, need: string): RangeError {
+  return new RangeError(`${what}: out of shared memory for ${need}`);
+}
+
+/** A block the scheduler reserves for itself at start (trace rings, histograms, cancellation
+ *  flags) found no room. */
+export function reserveError(what: string, need: string): RangeError {
+  return new RangeError(`${what}: no shared memory for ${need}`);
+}
+
+// ---- Internal faults: a bug of the scheduler, or a core call that failed ---------------------
+
+/** An invariant of the runtime broke (a bug, never a user's error): says which, with the values. */
+export function internalError(what: string): Error {
+  return new Error(`stealwork: ${what}`);
+}
+
+/** A core call failed inside a task (DESIGN.md "Core faults"): the M stops after the task. */
+export function coreFaultError(op: string, m: number, e: unknown): Error {
+  return new Error(`the scheduler's core failed in ${op} on M${m}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+}
+
+/** The platform lacks what the runtime needs on this thread. */
+export function platformMissingError(what: string): Error {
+  return new Error(`stealwork: ${what}`);
 }

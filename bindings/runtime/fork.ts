@@ -20,6 +20,9 @@ import type { TaskContext } from './context.js';
 import type { GSlots } from './gslots.js';
 import { freeSlot, writeSlot, type Views } from './values.js';
 import { joinForkMark } from './joinword.js';
+import {
+  forkAsyncTaskError, forkDepthError, forkFromAsyncError, forkNotSyncError, forkOutsideError, forkTableFullError, internalError,
+} from './errors.js';
 
 const EPOCH_W = S_RT_FORK_EPOCH >>> 2;
 const SLEEPERS_W = S_RT_FORK_SLEEPERS >>> 2;
@@ -120,7 +123,7 @@ export function forkWake(views: Views): void {
 /** The error a forked task's result is when it is not synchronous. */
 export function notSyncError(name: string, r: unknown): TypeError {
   const what = r !== null && typeof r === 'object' && typeof (r as PromiseLike<unknown>).then === 'function' ? 'a promise' : 'a ctx.join request';
-  return new TypeError(`ctx.fork('${name}'): the task returned ${what}; a forked task must return its result synchronously (use ctx.spawn for async work)`);
+  return forkNotSyncError(name, what);
 }
 
 /** Spare Gs a ForkJoin keeps (see ForkJoin.spare). */
@@ -199,19 +202,19 @@ export class ForkJoin implements ForkOwner {
   fork(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Fork {
     const h = this.host;
     if (ctx !== h.running) {
-      throw new TypeError(`ctx.fork('${name}'): only while the task runs synchronously (not after an await, nor once it returned)`);
+      throw forkOutsideError(name);
     }
     const id = h.taskId(name);
-    if (h.isAsyncTask(id)) throw new TypeError(`ctx.fork('${name}'): '${name}' is an async function; fork runs synchronous task functions only (use ctx.spawn)`);
+    if (h.isAsyncTask(id)) throw forkAsyncTaskError(name);
     const gs = h.gs;
-    if (h.isAsyncTask(gs.fn(gs.addr(ctx.g)))) throw new TypeError(`ctx.fork('${name}'): called from an async task; fork and join are for synchronous tasks (use ctx.spawn)`);
+    if (h.isAsyncTask(gs.fn(gs.addr(ctx.g)))) throw forkFromAsyncError(name);
     if (h.depth >= FORK_MAX_DEPTH) {
-      throw new RangeError(`ctx.fork('${name}'): ${h.depth} task calls already nest on this thread's stack (the limit is ${FORK_MAX_DEPTH})`);
+      throw forkDepthError(name, h.depth, FORK_MAX_DEPTH);
     }
     const core = h.core;
     const p = h.p;
     const g = this.spareN !== 0 ? this.spare[--this.spareN] : core.gfGet(p);
-    if (g === 0) throw new RangeError(`ctx.fork('${name}'): the G table is full`);
+    if (g === 0) throw forkTableFullError(name);
     const a = gs.addr(g);
     try {
       if (rest !== null) gs.init(g, a, id, rest, name);
@@ -258,7 +261,7 @@ export class ForkJoin implements ForkOwner {
       const f = this.stack[i]!;
       if (f.g === g && f.state === PENDING && f.published) return f;
     }
-    throw new Error(`stealwork: fork deque of P${this.host.p} gave G ${g}, which no pending fork on M${this.host.mid} names`);
+    throw internalError(`fork deque of P${this.host.p} gave G ${g}, which no pending fork on M${this.host.mid} names`);
   }
 
   /**

@@ -11,6 +11,7 @@ import { joinArm, joinLink, joinRelease, joinWord } from './joinword.js';
 import { writeBlockSlot } from '../codec/index.js';
 import type { Core } from '../core/core.js';
 import { Views, writeSlot, readSlot, freeSlot, writeErrorSlot, readErrorSlot, type SharedRegistry, type Heap } from './values.js';
+import { outOfSharedMemoryError } from './errors.js';
 
 /**
  * Where argument i of a G with `argc` arguments lives: inline, or in the spill block. A spill
@@ -77,7 +78,7 @@ export class GSlots {
     v.u32[(a + G_ARGC) >>> 2] = argc;
     if (argc > G_INLINE_ARGS) {
       const spill = this.heap.heapAlloc(argc * 9);
-      if (spill === 0) throw new RangeError(`${label}: out of shared memory for ${argc} arguments`);
+      if (spill === 0) throw outOfSharedMemoryError(label, `${argc} arguments`);
       this.views.u32[(a + G_SPILL) >>> 2] = spill;
       if (spill + argc * 9 > this.views.end) this.views.refresh();
     }
@@ -193,7 +194,7 @@ export class GSlots {
     v.u32[(a + G_PRIO) >>> 2] = (v.u32[(a + G_PRIO) >>> 2] & ~GF_SHAPED) | flags; // a join continuing a join may drop its shape
     if (n > G_INLINE_ARGS) {
       const spill = this.heap.heapAlloc(n * 9);
-      if (spill === 0) throw new RangeError(`ctx.join: out of shared memory for ${n} results`);
+      if (spill === 0) throw outOfSharedMemoryError('ctx.join', `${n} results`);
       this.views.u32[(a + G_SPILL) >>> 2] = spill;
       if (spill + n * 9 > this.views.end) this.views.refresh();
     }

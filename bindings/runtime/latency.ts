@@ -8,6 +8,7 @@
 
 import { HEADER, H_MBASE, M_SIZE, MR_HIST } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
+import { reserveError } from './errors.js';
 
 /** One G in this many is timed (a power of two); the rest cost one counter increment. A timed
  *  G costs three clock reads; at one in 8 that was 15% of fibc(27)'s time, at one in 64 it is
@@ -69,7 +70,7 @@ export function allocHistograms(views: Views, heap: { heapAlloc(n: number): numb
   const mbase = views.u32[(HEADER + H_MBASE) >>> 2];
   for (let m = 1; m < nms; m++) {
     const addr = heap.heapAlloc(HIST_BYTES);
-    if (addr === 0) throw new RangeError('latency: no shared memory for the histograms');
+    if (addr === 0) throw reserveError('latency', `the histograms of M${m} (${HIST_BYTES} bytes)`);
     views.refresh();
     views.u8.fill(0, addr, addr + HIST_BYTES);
     views.u32[(mbase + m * M_SIZE + MR_HIST) >>> 2] = addr;

@@ -18,7 +18,9 @@ import { Stop, type Core } from '../core/core.js';
 import { TaskContext, cancelReason, type ContextHost } from './context.js';
 import { isCancelled } from './cancel.js';
 import { LATENCY_SAMPLE, LatencyRecorder } from './latency.js';
-import { unknownTaskError, asMemoryError, reviveError } from './errors.js';
+import {
+  unknownTaskError, asMemoryError, reviveError, coreFaultError, internalError, joinForeignTaskError, joinUsedTaskError, staleHandleError,
+} from './errors.js';
 import { applyShape, shapeOf, type Shape } from './joinshape.js';
 import { GSlots } from './gslots.js';
 import { macrotask, now, pendingCallbacks } from './platform.js';
@@ -648,7 +650,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
   private deliverLocal(g: number, a: number): void {
     const w = this.waiters.get(g);
     if (w === undefined) {
-      if (!this.restarted) throw new Error(`stealwork: no waiter for g=${g} on M${this.mid}`);
+      if (!this.restarted) throw internalError(`no waiter for g=${g} on M${this.mid}`);
       // Awaited by a task that died with this slot's previous thread: nobody will read it.
       this.gs.dropResult(a);
       this.core.gfPut(this.p, g);
@@ -684,7 +686,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
     }
     const gs = this.gs;
     const a = gs.addr(task.g);
-    if (gs.gen(a) !== task.gen) return Promise.reject(new Error(`task '${task.name}': its handle outlived its parent task`));
+    if (gs.gen(a) !== task.gen) return Promise.reject(staleHandleError(task.name, task.g, task.gen, gs.gen(a)));
     if (joinAwait(this.views.i32, a, this.mid)) { // done already: take it now
       const out = { ok: true, value: undefined as unknown };
       gs.takeResult(a, out);
@@ -737,7 +739,7 @@ export class M implements TaskOwner, ContextHost, ForkHost {
    * task did with the error it saw (DESIGN.md "Core faults"). Returns the error the task sees.
    */
   private coreFault(op: string, e: unknown): Error {
-    const err = new Error(`the scheduler's core failed in ${op} on M${this.mid}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    const err = coreFaultError(op, this.mid, e);
     if (this.fault === null) this.fault = err;
     return err;
   }
@@ -865,8 +867,8 @@ export class M implements TaskOwner, ContextHost, ForkHost {
     const id = this.ids.get(name);
     if (id === undefined) throw unknownTaskError(name, this.names);
     const { tasks, shape } = shapeOf(args, isTask, (t, where) => {
-      if (t.owner !== this) throw new TypeError(`ctx.join('${name}'): ${where} is a Task spawned by another thread's tasks (or the main thread); await it instead`);
-      if (t.use !== USE_FREE) throw new TypeError(`ctx.join('${name}'): task '${t.name}' (${where}) was already awaited or joined`);
+      if (t.owner !== this) throw joinForeignTaskError(name, where);
+      if (t.use !== USE_FREE) throw joinUsedTaskError(name, t.name, where);
     });
     let block = 0;
     if (shape !== null) {

@@ -4,6 +4,7 @@ import { MAX_PROCS } from '../../assembly/shared/layout.js';
 import type { Backend } from '../core/core.js';
 import { availableParallelism, filePathUrl } from './platform.js';
 import { debugEnv, parseDebugEnv } from './schedtrace.js';
+import { optionRangeError, optionTypeError, relativeTasksError, unknownOptionError } from './errors.js';
 
 export type VictimOrder = 'random' | 'round-robin';
 
@@ -158,39 +159,39 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
 
 function int(name: string, v: unknown, min: number, max: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v)) {
-    throw new TypeError(`options.${name} must be an integer, got ${typeof v === 'number' ? v : typeof v}`);
+    throw optionTypeError(`options.${name}`, `must be an integer, got ${typeof v === 'number' ? v : typeof v}`);
   }
-  if (v < min || v > max) throw new RangeError(`options.${name} must be between ${min} and ${max}, got ${v}`);
+  if (v < min || v > max) throw optionRangeError(`options.${name}`, `must be between ${min} and ${max}, got ${v}`);
   return v;
 }
 
 function bool(name: string, v: unknown): boolean {
-  if (typeof v !== 'boolean') throw new TypeError(`options.${name} must be a boolean, got ${typeof v}`);
+  if (typeof v !== 'boolean') throw optionTypeError(`options.${name}`, `must be a boolean, got ${typeof v}`);
   return v;
 }
 
 function oneOf<T extends string>(name: string, v: unknown, allowed: readonly T[]): T {
   if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
-    throw new TypeError(`options.${name} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${JSON.stringify(v)}`);
+    throw optionTypeError(`options.${name}`, `must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${JSON.stringify(v)}`);
   }
   return v as T;
 }
 
 /** Validates every option eagerly; throws TypeError/RangeError naming the option. */
 export function resolveOptions(opts: unknown): ResolvedOptions {
-  if (opts === null || typeof opts !== 'object') throw new TypeError('Scheduler.start: options must be an object with at least { tasks }');
+  if (opts === null || typeof opts !== 'object') throw optionTypeError('Scheduler.start: options', `must be an object with at least { tasks }, got ${opts === null ? 'null' : typeof opts}`);
   const o = opts as Record<string, unknown>;
   const known = new Set(['tasks', 'procs', 'spareThreads', 'handoffAfterMs', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
     'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'onError', 'trace', 'traceEvents',
     'workerData', 'resourceLimits', 'env', 'argv', 'execArgv']);
   for (const k of Object.keys(o)) {
-    if (!known.has(k)) throw new TypeError(`options.${k} is not an option; known options: ${[...known].join(', ')}`);
+    if (!known.has(k)) throw unknownOptionError(`options.${k}`, [...known]);
   }
   const d = defaults();
   let tasks: string;
   if (o.tasks instanceof URL) tasks = o.tasks.href;
   else if (typeof o.tasks === 'string' && o.tasks.length > 0) tasks = taskModuleSpecifier(o.tasks);
-  else throw new TypeError('options.tasks must be a URL or a non-empty string naming the task module');
+  else throw optionTypeError('options.tasks', `must be a URL or a non-empty string naming the task module, got ${typeof o.tasks === 'string' ? "''" : o.tasks === null ? 'null' : typeof o.tasks}`);
   const r: ResolvedOptions = { tasks, ...d };
   if (o.procs !== undefined) r.procs = int('procs', o.procs, 1, MAX_PROCS);
   if (o.spareThreads !== undefined) r.spareThreads = int('spareThreads', o.spareThreads, 0, MAX_PROCS - r.procs);
@@ -201,7 +202,7 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   if (o.victimHint !== undefined) r.victimHint = bool('victimHint', o.victimHint);
   if (o.stealThreshold !== undefined) {
     if (o.stealThreshold !== 'load' && !Number.isInteger(o.stealThreshold)) {
-      throw new TypeError(`options.stealThreshold must be an integer (1..256) or 'load', got ${typeof o.stealThreshold === 'string' ? JSON.stringify(o.stealThreshold) : typeof o.stealThreshold === 'number' ? o.stealThreshold : typeof o.stealThreshold}`);
+      throw optionTypeError('options.stealThreshold', `must be an integer (1..256) or 'load', got ${typeof o.stealThreshold === 'string' ? JSON.stringify(o.stealThreshold) : typeof o.stealThreshold === 'number' ? o.stealThreshold : typeof o.stealThreshold}`);
     }
     r.stealThreshold = o.stealThreshold === 'load' ? 'load' : int('stealThreshold', o.stealThreshold, 1, 256);
   }
@@ -221,17 +222,17 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   if (o.trace !== undefined) r.trace = bool('trace', o.trace);
   if (o.traceEvents !== undefined) {
     r.traceEvents = int('traceEvents', o.traceEvents, 16, 1 << 24);
-    if ((r.traceEvents & (r.traceEvents - 1)) !== 0) throw new RangeError(`options.traceEvents must be a power of two, got ${r.traceEvents}`);
+    if ((r.traceEvents & (r.traceEvents - 1)) !== 0) throw optionRangeError('options.traceEvents', `must be a power of two, got ${r.traceEvents}`);
   }
   if (o.schedtrace !== undefined) r.schedtrace = int('schedtrace', o.schedtrace, 0, 3600_000);
   if (o.scheddetail !== undefined) r.scheddetail = bool('scheddetail', o.scheddetail);
   if (o.logger !== undefined) {
-    if (typeof o.logger !== 'function') throw new TypeError(`options.logger must be a function, got ${typeof o.logger}`);
+    if (typeof o.logger !== 'function') throw optionTypeError('options.logger', `must be a function, got ${typeof o.logger}`);
     r.logger = o.logger as (line: string) => void;
   }
   r.thread = threadOptions(o);
   if (o.onError !== undefined) {
-    if (typeof o.onError !== 'function') throw new TypeError(`options.onError must be a function, got ${typeof o.onError}`);
+    if (typeof o.onError !== 'function') throw optionTypeError('options.onError', `must be a function, got ${typeof o.onError}`);
     r.onError = o.onError as (error: Error) => void;
   }
   return r;
@@ -245,12 +246,12 @@ export function threadOptions(o: Record<string, unknown>): ThreadOptions {
   if (o.workerData !== undefined) t.workerData = o.workerData;
   const rl = o.resourceLimits;
   if (rl !== undefined) {
-    if (rl === null || typeof rl !== 'object') throw new TypeError(`options.resourceLimits must be an object, got ${rl === null ? 'null' : typeof rl}`);
+    if (rl === null || typeof rl !== 'object') throw optionTypeError('options.resourceLimits', `must be an object, got ${rl === null ? 'null' : typeof rl}`);
     const limits: ResourceLimits = {};
     for (const [k, v] of Object.entries(rl)) {
-      if (!(LIMITS as readonly string[]).includes(k)) throw new TypeError(`options.resourceLimits.${k} is not a limit; known limits: ${LIMITS.join(', ')}`);
+      if (!(LIMITS as readonly string[]).includes(k)) throw unknownOptionError(`options.resourceLimits.${k}`, LIMITS, 'limit');
       if (v === undefined) continue;
-      if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new RangeError(`options.resourceLimits.${k} must be a positive number, got ${String(v)}`);
+      if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw optionRangeError(`options.resourceLimits.${k}`, `must be a positive number, got ${String(v)}`);
       limits[k as keyof ResourceLimits] = v;
     }
     t.resourceLimits = limits;
@@ -258,17 +259,17 @@ export function threadOptions(o: Record<string, unknown>): ThreadOptions {
   if (o.env !== undefined) {
     const env = o.env;
     if (typeof env !== 'symbol' && (env === null || typeof env !== 'object')) {
-      throw new TypeError(`options.env must be an object of strings or worker_threads.SHARE_ENV, got ${env === null ? 'null' : typeof env}`);
+      throw optionTypeError('options.env', `must be an object of strings or worker_threads.SHARE_ENV, got ${env === null ? 'null' : typeof env}`);
     }
     t.env = env as ThreadOptions['env'];
   }
   if (o.argv !== undefined) {
-    if (!Array.isArray(o.argv)) throw new TypeError(`options.argv must be an array, got ${typeof o.argv}`);
+    if (!Array.isArray(o.argv)) throw optionTypeError('options.argv', `must be an array, got ${typeof o.argv}`);
     t.argv = o.argv;
   }
   if (o.execArgv !== undefined) {
     if (!Array.isArray(o.execArgv) || !o.execArgv.every((a) => typeof a === 'string')) {
-      throw new TypeError('options.execArgv must be an array of strings');
+      throw optionTypeError('options.execArgv', `must be an array of strings, got ${Array.isArray(o.execArgv) ? `an array holding a ${typeof o.execArgv.find((a) => typeof a !== 'string')}` : typeof o.execArgv}`);
     }
     t.execArgv = o.execArgv as string[];
   }
@@ -283,8 +284,7 @@ export function threadOptions(o: Record<string, unknown>): ThreadOptions {
  */
 function taskModuleSpecifier(spec: string): string {
   if (/^\.{1,2}([/\\]|$)/.test(spec)) {
-    throw new TypeError(`options.tasks: '${spec}' is a relative path, which the worker threads would resolve against stealwork's own folder; ` +
-      `pass new URL('${spec.replace(/\\/g, '/')}', import.meta.url) (or an absolute path, or a URL string)`);
+    throw relativeTasksError(spec);
   }
   if (/^[A-Za-z][A-Za-z\d+.-]+:/.test(spec)) return spec; // a URL (a one-letter scheme is a Windows drive)
   if (spec.startsWith('/') || /^[A-Za-z]:[/\\]/.test(spec) || spec.startsWith('\\\\')) return filePathUrl(spec);

@@ -3,6 +3,7 @@
 // which runtime it is on.
 
 import type { ThreadOptions } from './options.js';
+import { platformMissingError } from './errors.js';
 
 type NodeWorkerThreads = typeof import('node:worker_threads');
 
@@ -36,7 +37,7 @@ export const isNode = g.Deno === undefined && typeof g.process?.versions?.node =
 
 export function nodeModule<T>(id: string): T {
   const get = g.process?.getBuiltinModule;
-  if (typeof get !== 'function') throw new Error(`stealwork needs process.getBuiltinModule (Node >= 20.16) to load ${id}`);
+  if (typeof get !== 'function') throw platformMissingError(`needs process.getBuiltinModule (Node >= 20.16, this is ${g.process?.versions?.node ?? 'unknown'}) to load ${id}`);
   return get(id) as T;
 }
 
@@ -201,7 +202,7 @@ export function nodeWorkerData(): unknown {
 export function parentChannel<Out, In>(): { post(msg: Out): void; onMessage(cb: (msg: In) => void): void } {
   if (isNode) {
     const { parentPort } = nodeModule<NodeWorkerThreads>('node:worker_threads');
-    if (!parentPort) throw new Error('stealwork: the worker entry must run in a worker thread');
+    if (!parentPort) throw platformMissingError('the worker entry must run in a worker thread (worker_threads.parentPort is null)');
     return { post: (m) => parentPort.postMessage(m), onMessage: (cb) => { parentPort.on('message', cb); } };
   }
   return {

@@ -2,6 +2,7 @@
 // G_PRIO; DESIGN.md "Priority classes").
 
 import { PRIO_HIGH, PRIO_LOW, PRIO_NORMAL } from '../../assembly/shared/layout.js';
+import { optionTypeError } from './errors.js';
 
 /** A task's class: 'high' runs before everything else queued (within its budget: 95 ms of every
  *  100 ms of a thread while other work waits), 'low' only when nothing else is runnable (with a
@@ -16,7 +17,7 @@ export function priorityClass(p: Priority): number {
 /** Validates a priority option; `where` names the call in the error. */
 export function checkPriority(where: string, v: unknown): Priority {
   if (v !== 'high' && v !== 'normal' && v !== 'low') {
-    throw new TypeError(`${where}: options.priority must be 'high', 'normal' or 'low', got ${JSON.stringify(v)}`);
+    throw optionTypeError(`${where}: options.priority`, `must be 'high', 'normal' or 'low', got ${JSON.stringify(v)}`);
   }
   return v;
 }

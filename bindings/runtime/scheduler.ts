@@ -7,6 +7,7 @@ import type { SchedulerStats } from './stats.js';
 import type { Task, JoinRequest } from './task.js';
 import type { TaskContext } from './context.js';
 import { checkPriority } from './priority.js';
+import { optionRangeError, optionTypeError, unknownOptionError } from './errors.js';
 
 /** A task function: the context first, then the arguments. */
 export type TaskFunction = (ctx: TaskContext, ...args: any[]) => unknown;
@@ -38,17 +39,17 @@ export interface ScheduleWith<Mod> {
 }
 
 function checkSpawnOptions(o: unknown): SpawnOptions {
-  if (o === null || typeof o !== 'object') throw new TypeError('with: options must be an object');
+  if (o === null || typeof o !== 'object') throw optionTypeError('with: options', `must be an object, got ${o === null ? 'null' : typeof o}`);
   const { signal, timeout, priority, transfer, ...rest } = o as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length) throw new TypeError(`with: options.${extra[0]} is not an option; known options: signal, timeout, priority, transfer`);
+  if (extra.length) throw unknownOptionError(`with: options.${extra[0]}`, ['signal', 'timeout', 'priority', 'transfer']);
   if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof (signal as AbortSignal).addEventListener !== 'function' || typeof (signal as AbortSignal).aborted !== 'boolean')) {
-    throw new TypeError('with: options.signal must be an AbortSignal');
+    throw optionTypeError('with: options.signal', `must be an AbortSignal, got ${signal === null ? 'null' : typeof signal === 'object' ? (signal as object).constructor?.name ?? 'object' : typeof signal}`);
   }
   if (timeout !== undefined) {
-    if (typeof timeout !== 'number') throw new TypeError(`with: options.timeout must be a number of ms, got ${typeof timeout}`);
+    if (typeof timeout !== 'number') throw optionTypeError('with: options.timeout', `must be a number of ms, got ${typeof timeout}`);
     if (!(timeout > 0) || !Number.isFinite(timeout)) {
-      throw new RangeError(`with: options.timeout must be a positive finite number of ms (any length: long ones chain timers), got ${String(timeout)}; leave it out for no timeout`);
+      throw optionRangeError('with: options.timeout', `must be a positive finite number of ms (any length: long ones chain timers), got ${String(timeout)}; leave it out for no timeout`);
     }
   }
   return {
@@ -61,14 +62,14 @@ function checkSpawnOptions(o: unknown): SpawnOptions {
 
 /** A transfer list: distinct ArrayBuffers, none detached (postMessage's DataCloneError cases). */
 export function checkTransfer(transfer: unknown): ArrayBuffer[] {
-  if (!Array.isArray(transfer)) throw new TypeError(`with: options.transfer must be an array of ArrayBuffers, got ${typeof transfer}`);
+  if (!Array.isArray(transfer)) throw optionTypeError('with: options.transfer', `must be an array of ArrayBuffers, got ${typeof transfer}`);
   transfer.forEach((b, i) => {
     if (!(b instanceof ArrayBuffer)) {
       const what = b === null ? 'null' : typeof b === 'object' ? (b as object).constructor?.name ?? 'object' : typeof b;
-      throw new TypeError(`with: options.transfer[${i}] must be an ArrayBuffer (shared memory holds the copy; a ${what} cannot move there), got ${what}`);
+      throw optionTypeError(`with: options.transfer[${i}]`, `must be an ArrayBuffer (shared memory holds the copy; a ${what} cannot move there), got ${what}`);
     }
-    if ((b as { detached?: boolean }).detached === true) throw new TypeError(`with: options.transfer[${i}] is already detached`);
-    if (transfer.indexOf(b) !== i) throw new TypeError(`with: options.transfer[${i}] appears twice in the list`);
+    if ((b as { detached?: boolean }).detached === true) throw optionTypeError(`with: options.transfer[${i}]`, 'is already detached');
+    if (transfer.indexOf(b) !== i) throw optionTypeError(`with: options.transfer[${i}]`, 'appears twice in the list');
   });
   return transfer as ArrayBuffer[];
 }
@@ -178,7 +179,7 @@ export class Scheduler<Mod = AnyModule> {
    * with ERR_CLOSED_FORCE and terminates the threads at once. A second close is harmless.
    */
   close(options: { force?: boolean } = {}): Promise<void> {
-    if (options === null || typeof options !== 'object') return Promise.reject(new TypeError('close: options must be an object'));
+    if (options === null || typeof options !== 'object') return Promise.reject(optionTypeError('close: options', `must be an object, got ${options === null ? 'null' : typeof options}`));
     return this.#engine.close(options.force === true);
   }
 

@@ -7,6 +7,7 @@
 // (a TypeError says so), because a worker cannot deliver it to the others synchronously.
 
 import type { SharedRegistry as Hook } from '../codec/hooks.js';
+import { internalError, sharedInTaskError } from './errors.js';
 
 export class SharedRegistry implements Hook {
   private readonly byId: SharedArrayBuffer[] = [];
@@ -29,7 +30,7 @@ export class SharedRegistry implements Hook {
       return known;
     }
     if (!this.isMain) {
-      throw new TypeError('a SharedArrayBuffer created inside a task cannot cross threads; create it on the main thread and pass it in as an argument');
+      throw sharedInTaskError(sab.byteLength);
     }
     const id = this.byId.length;
     this.add(id, sab);
@@ -40,7 +41,7 @@ export class SharedRegistry implements Hook {
 
   lookup(id: number): SharedArrayBuffer {
     const b = this.byId[id];
-    if (b === undefined) throw new Error(`stealwork: shared buffer ${id} was never delivered to this thread`);
+    if (b === undefined) throw internalError(`shared buffer ${id} was never delivered to this thread (${this.byId.length} were)`);
     return b;
   }
 

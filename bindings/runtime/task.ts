@@ -1,5 +1,7 @@
 // Task handles and join requests: the user-facing values that name a G.
 
+import { joinedTaskError } from './errors.js';
+
 /** Task.use: what has been done with the Task's result; each Task has at most one use. */
 export const USE_FREE = 0; // nothing yet: detached when its parent task ends
 export const USE_AWAITED = 1; // `await task` (or then/catch/finally): any number of times
@@ -60,7 +62,7 @@ export class Task<T = unknown> implements PromiseLike<T> {
   /** The task's result as a Promise. */
   result(): Promise<T> {
     if (this.promise === null) {
-      if (this.use === USE_JOINED) return Promise.reject(new TypeError(`task '${this.name}' was handed to ctx.join; its result goes to the join`));
+      if (this.use === USE_JOINED) return Promise.reject(joinedTaskError(this.name));
       this.use = USE_AWAITED;
       this.promise = this.owner.awaitTask(this) as Promise<T>;
     }

@@ -55,6 +55,7 @@ import {
 } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
 import { traceSlot0 as ringSlots } from '../core/index.js';
+import { reserveError } from './errors.js';
 
 // The event kinds by their short names (the tags are the layout's TR_*).
 export const EV_START = TR_EV_START; // g started (a = P, b = task id): written by the core
@@ -221,7 +222,7 @@ export function allocTraceRings(views: Views, heap: { heapAlloc(n: number): numb
   const mbase = views.u32[(HEADER + H_MBASE) >>> 2];
   for (let m = 1; m < nms; m++) {
     const buf = heap.heapAlloc(cap * SLOTS_PER_EVENT * SLOT + 3 * LINE); // the base time, alignment, padding
-    if (buf === 0) throw new RangeError(`trace: no shared memory for ${cap} events per thread`);
+    if (buf === 0) throw reserveError('trace', `${cap} events per thread (the ring of M${m})`);
     views.refresh();
     const b = mbase + m * M_SIZE;
     views.u32[(b + MR_TRACE_BUF) >>> 2] = buf;
