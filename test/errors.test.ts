@@ -1,12 +1,33 @@
 // Errors are what they say: every error the scheduler documents is an instance of its class
 // wherever it surfaces, the main thread or a task (a scheduler error that crossed threads gets
 // its class back on the receiving side). Both backends.
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it, expect } from 'vitest';
 import { StealworkError, WorkerCrashedError, AbortError } from '../dist/bindings/index.js';
 import { reviveError } from '../dist/bindings/runtime/errors.js';
 import { schedulers, until, within } from './helpers/runtime.js';
 
 const start = schedulers();
+
+describe('one module builds the errors', () => {
+  it('no file of the runtime or the piscina entry but its errors.ts constructs an error', () => {
+    const found: string[] = [];
+    for (const dir of ['bindings/runtime', 'bindings/piscina']) {
+      const abs = path.resolve(__dirname, '..', dir);
+      for (const f of fs.readdirSync(abs).filter((n) => n.endsWith('.ts') && n !== 'errors.ts')) {
+        const src = fs.readFileSync(path.join(abs, f), 'utf8');
+        for (const m of src.matchAll(/\b(?:new\s+)?(?:[A-Z]\w*)?Error\s*\(/g)) {
+          const before = src.slice(Math.max(0, m.index! - 20), m.index);
+          if (/(function|class|extends)\s+$/.test(before) || /\.\s*$/.test(before)) continue; // a declaration, a method
+          if (!/^new\s/.test(m[0]) && !/(throw|reject\(|return)\s+$/.test(before)) continue; // a builder's call
+          found.push(`${dir}/${f}: ${m[0]}`);
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
+});
 
 describe('reviveError', () => {
   it('gives a scheduler error its class back with its message, stack, code and own props', () => {
