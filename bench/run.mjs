@@ -7,6 +7,7 @@
 //
 // Suites: scheduler (wasm vs js backend), pools (vs piscina and tinypool), policies (the seed
 // article's comparisons), priorities (urgent work behind bulk, three classes sharing the Ps),
+// workloads (UTS T1/T3, N-Queens, merge sort, Mandelbrot beside one JS thread, piscina and Go),
 // queue (bench/queue.mjs, the run-queue micro-benchmarks, when present).
 // Defaults: full sizes, 5 repetitions (3 with --quick), 2 Ps, every suite. Writes latest.json,
 // chart.svg and latest.txt into bench/out/ (not tracked); --publish writes them into
@@ -23,7 +24,7 @@ import { writeJSON } from './lib/output.mjs';
 import { drawChart } from './svg.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const SUITES = ['scheduler', 'pools', 'policies', 'priorities', 'queue'];
+const SUITES = ['scheduler', 'pools', 'policies', 'priorities', 'workloads', 'queue'];
 
 const opts = parseArgs(process.argv.slice(2));
 /** Where the run's files go: bench/out/ (untracked), or with --publish the README's bench/results/. */

@@ -1,0 +1,3 @@
+module goworkloads
+
+go 1.19

@@ -1,0 +1,159 @@
+// Task module of bench/workloads.mjs (every export is a task, context first): the real
+// workloads written as a user of the package would, fork-join with ctx.fork (DESIGN.md
+// "Fork-join") over the kernels in bench/kernels/, which the one-thread baselines, the piscina
+// worker (workload-pool-worker.mjs) and the tests run too.
+
+import { DIGEST, spawnDigest } from './kernels/sha1.mjs';
+import { addCounts, numChildren, walk } from './kernels/uts.mjs';
+import { TREE_LIST } from './kernels/trees.mjs';
+import { count } from './kernels/nqueens.mjs';
+import { merge, sort } from './kernels/msort.mjs';
+import { rows } from './kernels/mandel.mjs';
+
+// ---- UTS, a fork per node ---------------------------------------------------------------------
+//
+// A node's children: all but the last forked, the last walked by a plain call, then the forks
+// joined newest first. So a chain of the tree nests one inline run per level on the joiner's
+// stack at most (T3's deepest chain is 1,572 levels; FORK_MAX_DEPTH is 2,000). The root's
+// 2,000 children (T3) are spread by binary splitting instead: a P's fork deque holds 256.
+// Every node returns [nodes, leaves, depth] of its subtree.
+
+function utsNode(ctx, t, ti, s0, s1, s2, s3, s4, h) {
+  const k = numChildren(t, h, s4);
+  if (k === 0) return [1, 1, h];
+  const forks = new Array(k - 1);
+  for (let i = 0; i < k - 1; i++) {
+    spawnDigest(s0, s1, s2, s3, s4, i);
+    forks[i] = ctx.fork('utsNodeTask', ti, DIGEST[0], DIGEST[1], DIGEST[2], DIGEST[3], DIGEST[4], h + 1);
+  }
+  spawnDigest(s0, s1, s2, s3, s4, k - 1);
+  const r = utsNode(ctx, t, ti, DIGEST[0], DIGEST[1], DIGEST[2], DIGEST[3], DIGEST[4], h + 1);
+  for (let i = k - 2; i >= 0; i--) addCounts(r, forks[i].join());
+  r[0] += 1;
+  return r;
+}
+
+/** A node of tree TREE_LIST[ti] and its subtree: [nodes, leaves, depth]. */
+export function utsNodeTask(ctx, ti, s0, s1, s2, s3, s4, h) {
+  return utsNode(ctx, TREE_LIST[ti], ti, s0, s1, s2, s3, s4, h);
+}
+
+/** Children lo..hi-1 of a node, by binary splitting: their subtrees' counts. */
+export function utsKids(ctx, ti, s0, s1, s2, s3, s4, h, lo, hi) {
+  if (hi - lo === 1) {
+    spawnDigest(s0, s1, s2, s3, s4, lo);
+    return utsNode(ctx, TREE_LIST[ti], ti, DIGEST[0], DIGEST[1], DIGEST[2], DIGEST[3], DIGEST[4], h + 1);
+  }
+  const mid = (lo + hi) >>> 1;
+  const left = ctx.fork('utsKids', ti, s0, s1, s2, s3, s4, h, lo, mid);
+  const r = utsKids(ctx, ti, s0, s1, s2, s3, s4, h, mid, hi);
+  return addCounts(r, left.join());
+}
+
+/** The whole tree from its root's state, a fork per node (the root's children split). */
+export function utsTree(ctx, ti, s0, s1, s2, s3, s4) {
+  const t = TREE_LIST[ti];
+  const k = numChildren(t, 0, s4);
+  if (k === 0) return [1, 1, 0];
+  const r = utsKids(ctx, ti, s0, s1, s2, s3, s4, 0, 0, k);
+  r[0] += 1;
+  return r;
+}
+
+// ---- UTS, chunked ---------------------------------------------------------------------------
+//
+// UTS's own work-stealing form: a task walks its stack of nodes (6 ints a node: state, height)
+// depth first; every `chunk` nodes, if the stack holds more than one node, it forks the oldest
+// half (the biggest subtrees) as a new task and goes on with the rest. Its forks are joined
+// when its stack is empty.
+
+export function utsChunk(ctx, ti, nodes6, chunk) {
+  const t = TREE_LIST[ti];
+  let stack = Int32Array.from(nodes6);
+  let sp = stack.length;
+  let nodes = 0, leaves = 0, depth = 0;
+  const forks = [];
+  while (sp !== 0) {
+    sp -= 6;
+    const s0 = stack[sp], s1 = stack[sp + 1], s2 = stack[sp + 2], s3 = stack[sp + 3], s4 = stack[sp + 4], h = stack[sp + 5];
+    nodes++;
+    if (h > depth) depth = h;
+    const k = numChildren(t, h, s4);
+    if (k === 0) leaves++;
+    else {
+      if (sp + 6 * k > stack.length) {
+        const bigger = new Int32Array(Math.max(2 * stack.length, sp + 6 * k));
+        bigger.set(stack.subarray(0, sp));
+        stack = bigger;
+      }
+      for (let i = 0; i < k; i++) {
+        spawnDigest(s0, s1, s2, s3, s4, i);
+        stack.set(DIGEST, sp);
+        stack[sp + 5] = h + 1;
+        sp += 6;
+      }
+    }
+    if (nodes % chunk === 0 && sp > 6) {
+      const half = 6 * ((sp / 6) >>> 1);
+      forks.push(ctx.fork('utsChunk', ti, stack.slice(0, half), chunk));
+      stack.copyWithin(0, half, sp);
+      sp -= half;
+    }
+  }
+  const r = [nodes, leaves, depth];
+  for (let i = forks.length - 1; i >= 0; i--) addCounts(r, forks[i].join());
+  return r;
+}
+
+/** A subtree walked on one thread (the one-thread baseline's body, as a task). */
+export function utsWalk(ctx, ti, nodes6) {
+  return walk(TREE_LIST[ti], nodes6);
+}
+
+// ---- N-Queens: a fork per placement in the first `cut` rows, one thread below ---------------
+
+export function queens(ctx, n, row, cols, left, right, cut) {
+  if (row >= cut) return count(n, row, cols, left, right);
+  const all = (1 << n) - 1;
+  let free = all & ~(cols | left | right);
+  const forks = [];
+  let s = 0;
+  while (free !== 0) {
+    const bit = free & -free;
+    free ^= bit;
+    const c = cols | bit, l = ((left | bit) << 1) & all, r = (right | bit) >>> 1;
+    if (free === 0) s += queens(ctx, n, row + 1, c, l, r, cut); // the last one on this thread
+    else forks.push(ctx.fork('queens', n, row + 1, c, l, r, cut));
+  }
+  for (let i = forks.length - 1; i >= 0; i--) s += forks[i].join();
+  return s;
+}
+
+// ---- merge sort: fork the first half above `cut` elements, then merge -----------------------
+
+function msortPar(ctx, a, b, abuf, bbuf, lo, hi, toB, cut) {
+  if (hi - lo <= cut) { sort(a, b, lo, hi, toB); return; }
+  const mid = (lo + hi) >>> 1;
+  const left = ctx.fork('msort', abuf, bbuf, lo, mid, !toB, cut);
+  msortPar(ctx, a, b, abuf, bbuf, mid, hi, !toB, cut);
+  left.join();
+  if (toB) merge(a, b, lo, mid, hi);
+  else merge(b, a, lo, mid, hi);
+}
+
+/** Sorts a[lo..hi) (a Float64Array over the SharedArrayBuffer abuf) into a, or into b if toB. */
+export function msort(ctx, abuf, bbuf, lo, hi, toB, cut) {
+  msortPar(ctx, new Float64Array(abuf), new Float64Array(bbuf), abuf, bbuf, lo, hi, toB, cut);
+  return hi - lo;
+}
+
+// ---- Mandelbrot: rows split in halves down to `grain` rows ----------------------------------
+
+/** Rows y0..y1-1 into the Int32Array over `buf`; returns their iteration sum. */
+export function mandel(ctx, buf, w, h, y0, y1, maxIter, grain) {
+  if (y1 - y0 <= grain) return rows(new Int32Array(buf), w, h, y0, y1, maxIter);
+  const mid = (y0 + y1) >>> 1;
+  const top = ctx.fork('mandel', buf, w, h, y0, mid, maxIter, grain);
+  const s = mandel(ctx, buf, w, h, mid, y1, maxIter, grain);
+  return s + top.join();
+}

@@ -1,0 +1,307 @@
+// Suite `workloads`: real workloads with published answers, each beside one plain JS thread,
+// piscina, and the same algorithms in Go (sequential and goroutines), in the same run.
+//
+//   node bench/workloads.mjs [--quick] [--reps N] [--procs N] [--json FILE]
+//
+// Workloads (full size; --quick runs small trees and sizes, checked against one thread):
+//   UTS T1, T3   UTS's sample trees with its SHA-1 random number generator (bench/kernels/):
+//                T1 geometric, 4,130,071 nodes, depth 10; T3 binomial, 4,112,897 nodes, depth
+//                1,572, 3,599,034 leaves. stealwork chunked (a task walks 256 nodes, then forks
+//                the oldest half of its stack) and a fork per node, [nodes, leaves, depth] per
+//                node; piscina: the main thread expands the tree to a level of >= 256 nodes and
+//                submits each subtree; Go: the same chunked walk with a goroutine per chunk, and
+//                (T3) a goroutine per node.
+//   N-Queens(14) 365,596 solutions; a fork per placement in the first 3 rows.
+//   merge sort   4M float64s (seeded), fork the first half above 32,768 elements, then merge;
+//                checked against Float64Array.prototype.sort.
+//   Mandelbrot   768 x 768, at most 1,000 iterations a pixel (rows through the set cost up to
+//                300x the rows above it); rows split in halves down to 4; checked pixel by pixel
+//                against one thread.
+// The speed-ups: stealwork's over one plain JS thread running the same kernels, Go's parallel
+// over Go's sequential code; their geometric means over the workloads, same run.
+
+import process from 'node:process';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { isMain, parseArgs } from './lib/flags.mjs';
+import { check, closeSafely, finishProcess, guardRejections, startScheduler } from './lib/guard.mjs';
+import { interleave } from './lib/interleave.mjs';
+import { header } from './lib/machine.mjs';
+import { suiteJSON, writeJSON } from './lib/output.mjs';
+import { loadStealwork } from './lib/package.mjs';
+import { Results } from './lib/results.mjs';
+import { geomean, median, now } from './lib/stats.mjs';
+import { printTable } from './lib/table.mjs';
+import { addCounts, frontier, rootState, walk, walkTree } from './kernels/uts.mjs';
+import { TREE_LIST, TREE_NAMES } from './kernels/trees.mjs';
+import { count, placements, SOLUTIONS } from './kernels/nqueens.mjs';
+import { fillRandom, sort } from './kernels/msort.mjs';
+import { rows } from './kernels/mandel.mjs';
+
+const TASKS = new URL('./workload-tasks.mjs', import.meta.url);
+const POOL_WORKER = new URL('./workload-pool-worker.mjs', import.meta.url);
+const GO_DIR = fileURLToPath(new URL('./peers/go-workloads/', import.meta.url));
+
+export function workloadSizes(quick) {
+  return quick
+    ? { trees: ['S1', 'S3'], chunk: 256, frontier: 64, queens: [11, 3], msort: [1 << 18, 1 << 14], mandel: [256, 500, 4] }
+    : { trees: ['T1', 'T3'], chunk: 256, frontier: 256, queens: [14, 3], msort: [4 << 20, 1 << 15], mandel: [768, 1000, 4] };
+}
+
+// ---- Go ----------------------------------------------------------------------------------
+
+/** Builds the Go program, offline; null (with a printed note) where Go is absent or fails. */
+function buildGo(res) {
+  const bin = `${GO_DIR}go-workloads`;
+  const r = spawnSync('go', ['build', '-o', 'go-workloads', '.'], { cwd: GO_DIR, encoding: 'utf8', env: { ...process.env, GOFLAGS: '-mod=mod', GOPROXY: 'off' } });
+  if (r.error || r.status !== 0 || !existsSync(bin)) {
+    const why = r.error ? r.error.message : (r.stderr || '').trim().split('\n').slice(-1)[0];
+    console.log(`note: the Go peers are skipped (go build: ${why})`);
+    res.note(`Go peers skipped: ${why}`);
+    return null;
+  }
+  return bin;
+}
+
+/** One timed run of the Go program (after its own untimed warm-up run): { ms, result }. */
+function runGo(bin, args, mode, threads) {
+  const r = spawnSync(bin, [...args.map(String), mode, String(threads), '1'], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`go-workloads ${args.join(' ')} ${mode}: exit ${r.status}: ${(r.stderr || '').slice(0, 300)}`);
+  const ms = Number(/ms ([\d.]+)/.exec(r.stdout)?.[1]);
+  const result = /result (.*)/.exec(r.stdout)?.[1];
+  check(Number.isFinite(ms) && result !== undefined, `go-workloads printed ${JSON.stringify(r.stdout)}`);
+  return { ms, result };
+}
+
+// ---- the suite -----------------------------------------------------------------------------
+
+async function runWorkloads(opts) {
+  const { Scheduler } = await loadStealwork();
+  const { Piscina } = await import('piscina');
+  const S = workloadSizes(opts.quick);
+  const P = opts.procs;
+  const reps = opts.reps;
+  const res = new Results('workloads', `real workloads: stealwork (${P} Ps) and piscina (${P} threads) vs one JS thread; Go (GOMAXPROCS ${P}) vs Go sequential`, 'one JS thread');
+  const go = buildGo(res);
+  const sched = await startScheduler(Scheduler, { tasks: TASKS, procs: P });
+  const pool = new Piscina({ filename: fileURLToPath(POOL_WORKER), minThreads: P, maxThreads: P });
+  /** Per workload: stealwork's and Go's speed-up in the form the geometric mean takes. */
+  const summary = [];
+  // A workload block runs every variant `reps` times plus a warm-up: its watchdog allows for it.
+  const blockMs = (opts.quick ? 60_000 : 240_000) * (reps + 1);
+  // Each variant runs untimed first, at least once and for this long (lib/interleave.mjs).
+  const warmMs = opts.quick ? 300 : 1;
+
+  /**
+   * Times every variant of one workload, interleaved, checks each result, and adds the rows:
+   * time, and speed-up over the variant's own one-thread code (JS: 'one JS thread', Go: 'Go
+   * sequential'). `variants` maps a name to { run() -> Promise<{ ms, ok, what }> , go?: true }.
+   */
+  async function measure(key, group, variants, geo) {
+    const names = Object.keys(variants);
+    const out = await interleave(names, reps, async (v, rep) => {
+      if (rep < 0 && variants[v].go) return null; // the Go program warms itself up
+      const r = await variants[v].run();
+      check(r.ok, `${group}, ${v}: ${r.what}`);
+      return r.ms;
+    }, warmMs);
+    const jsSeq = median(out.get('one JS thread'));
+    const goSeq = out.has('Go sequential') ? median(out.get('Go sequential')) : NaN;
+    for (const v of names) res.add({ group, variant: v, metric: 'time', unit: 'ms', better: 'lower', values: out.get(v) });
+    const speed = {};
+    for (const v of names) {
+      if (v === 'one JS thread' || v === 'Go sequential') continue;
+      const base = variants[v].go ? goSeq : jsSeq;
+      const xs = out.get(v).map((ms) => base / ms);
+      speed[v] = median(xs);
+      res.add({ group, variant: v, metric: variants[v].go ? 'speed-up vs Go sequential' : 'speed-up vs one JS thread', chart: v === geo.sw, values: xs });
+    }
+    summary.push({ workload: key, stealwork: speed[geo.sw], go: geo.go ? speed[geo.go] : NaN, swForm: geo.sw, goForm: geo.go });
+    return speed;
+  }
+
+  const timed = async (fn) => {
+    const t0 = now();
+    const v = await fn();
+    return { ms: now() - t0, v };
+  };
+
+  try {
+    // UTS: T1 and T3 (quick: S1, S3).
+    for (const name of S.trees) {
+      await res.attempt(`UTS ${name}`, async () => {
+        const ti = TREE_NAMES.indexOf(name);
+        const t = TREE_LIST[ti];
+        const want = t.nodes !== undefined ? [t.nodes, t.leaves, t.depth] : walkTree(t);
+        const same = (r) => Array.isArray(r) && r.length === 3 && r[0] === want[0] && r[1] === want[1] && r[2] === want[2];
+        const root = rootState(t.seed);
+        const root6 = Int32Array.from([...root, 0]);
+        const cut = frontier(t, S.frontier);
+        const variants = {
+          'one JS thread': { run: async () => { const x = await timed(() => walk(t, root6)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}, want ${want}` }; } },
+          'stealwork chunked': { run: async () => { const x = await timed(() => sched.run('utsChunk', ti, root6, S.chunk)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}` }; } },
+          'stealwork fork per node': { run: async () => { const x = await timed(() => sched.run('utsTree', ti, ...root)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}` }; } },
+          piscina: {
+            run: async () => {
+              const x = await timed(async () => {
+                const parts = await Promise.all(cut.level.map((n6) => pool.run({ ti, nodes6: n6 }, { name: 'utsWalk' })));
+                return parts.reduce(addCounts, [...cut.above]);
+              });
+              return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}` };
+            },
+          },
+        };
+        if (go) {
+          const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['uts', name, S.chunk], mode, mode === 'seq' ? 1 : P); return { ms: r.ms, ok: r.result === want.join(' '), what: `Go counted ${r.result}` }; } });
+          variants['Go sequential'] = goVariant('seq');
+          variants['Go chunked'] = goVariant('chunk');
+          if (name === 'T3' || name === 'S3') variants['Go goroutine per node'] = goVariant('node');
+        }
+        const g = `UTS ${name}: ${want[0].toLocaleString('en-US')} nodes, ${want[1].toLocaleString('en-US')} leaves, depth ${want[2]}`;
+        await measure(`UTS ${name}`, g, variants, { sw: 'stealwork chunked', go: go ? 'Go chunked' : null });
+      }, blockMs);
+    }
+
+    // N-Queens.
+    await res.attempt('N-Queens', async () => {
+      const [n, cut] = S.queens;
+      const want = SOLUTIONS[n];
+      const tasks = placements(n, cut);
+      const variants = {
+        'one JS thread': { run: async () => { const x = await timed(() => count(n, 0, 0, 0, 0)); return { ms: x.ms, ok: x.v === want, what: `${x.v}` }; } },
+        'stealwork fork': { run: async () => { const x = await timed(() => sched.run('queens', n, 0, 0, 0, 0, cut)); return { ms: x.ms, ok: x.v === want, what: `${x.v}` }; } },
+        piscina: {
+          run: async () => {
+            const x = await timed(async () => (await Promise.all(tasks.map(([row, cols, left, right]) => pool.run({ n, row, cols, left, right }, { name: 'queens' })))).reduce((a, b) => a + b, 0));
+            return { ms: x.ms, ok: x.v === want, what: `${x.v}` };
+          },
+        },
+      };
+      if (go) {
+        const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['queens', n, cut], mode, mode === 'seq' ? 1 : P); return { ms: r.ms, ok: Number(r.result) === want, what: `Go: ${r.result}` }; } });
+        variants['Go sequential'] = goVariant('seq');
+        variants['Go goroutines'] = goVariant('par');
+      }
+      await measure(`N-Queens(${n})`, `N-Queens(${n}): ${want.toLocaleString('en-US')} solutions, a fork per placement of the first ${cut} rows`, variants, { sw: 'stealwork fork', go: go ? 'Go goroutines' : null });
+    }, blockMs);
+
+    // Merge sort.
+    await res.attempt('merge sort', async () => {
+      const [n, cut] = S.msort;
+      const abuf = new SharedArrayBuffer(n * 8);
+      const bbuf = new SharedArrayBuffer(n * 8);
+      const a = new Float64Array(abuf);
+      const b = new Float64Array(bbuf);
+      const ref = fillRandom(new Float64Array(n)).sort();
+      let refSum = 0;
+      for (let i = 0; i < n; i++) refSum += ref[i];
+      const sorted = () => {
+        for (let i = 0; i < n; i++) if (a[i] !== ref[i]) return false;
+        return true;
+      };
+      const poolSort = async (lo, hi, toB) => {
+        if (hi - lo <= cut) return pool.run({ abuf, bbuf, lo, hi, toB }, { name: 'msortRange' });
+        const mid = (lo + hi) >>> 1;
+        await Promise.all([poolSort(lo, mid, !toB), poolSort(mid, hi, !toB)]);
+        return pool.run({ abuf, bbuf, lo, mid, hi, toB }, { name: 'msortMerge' });
+      };
+      // The input is written afresh before every run, outside the time.
+      const run = (fn) => async () => {
+        fillRandom(a);
+        const x = await timed(fn);
+        return { ms: x.ms, ok: sorted(), what: 'not the order Float64Array.prototype.sort gives' };
+      };
+      const variants = {
+        'one JS thread': { run: run(() => sort(a, b, 0, n, false)) },
+        'stealwork fork': { run: run(() => sched.run('msort', abuf, bbuf, 0, n, false, cut)) },
+        piscina: { run: run(() => poolSort(0, n, false)) },
+      };
+      if (go) {
+        const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['msort', n, cut], mode, mode === 'seq' ? 1 : P); const m = /^sorted ([\d.]+)$/.exec(r.result); return { ms: r.ms, ok: m !== null && Math.abs(Number(m[1]) - refSum) < 1e-3, what: `Go: ${r.result}, want sorted ${refSum.toFixed(6)}` }; } });
+        variants['Go sequential'] = goVariant('seq');
+        variants['Go goroutines'] = goVariant('par');
+      }
+      await measure('merge sort', `merge sort: ${n.toLocaleString('en-US')} float64s, fork above ${cut.toLocaleString('en-US')}`, variants, { sw: 'stealwork fork', go: go ? 'Go goroutines' : null });
+    }, blockMs);
+
+    // Mandelbrot.
+    await res.attempt('Mandelbrot', async () => {
+      const [w, maxIter, grain] = S.mandel;
+      const ref = new Int32Array(w * w);
+      const want = rows(ref, w, w, 0, w, maxIter);
+      const buf = new SharedArrayBuffer(w * w * 4);
+      const img = new Int32Array(buf);
+      const same = (s) => {
+        if (s !== want) return false;
+        for (let i = 0; i < img.length; i++) if (img[i] !== ref[i]) return false;
+        return true;
+      };
+      const run = (fn) => async () => {
+        img.fill(-1);
+        const x = await timed(fn);
+        return { ms: x.ms, ok: same(x.v), what: `sum ${x.v}, want ${want}, or pixels differ from one thread's` };
+      };
+      const bands = [];
+      for (let y = 0; y < w; y += grain) bands.push([y, Math.min(w, y + grain)]);
+      const variants = {
+        'one JS thread': { run: run(() => rows(img, w, w, 0, w, maxIter)) },
+        'stealwork fork': { run: run(() => sched.run('mandel', buf, w, w, 0, w, maxIter, grain)) },
+        piscina: { run: run(async () => (await Promise.all(bands.map(([y0, y1]) => pool.run({ buf, w, h: w, y0, y1, maxIter }, { name: 'mandelRows' })))).reduce((x, y) => x + y, 0)) },
+      };
+      if (go) {
+        const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['mandel', w, maxIter, grain], mode, mode === 'seq' ? 1 : P); return { ms: r.ms, ok: Number(r.result) === want, what: `Go: sum ${r.result}, want ${want}` }; } });
+        variants['Go sequential'] = goVariant('seq');
+        variants['Go goroutines'] = goVariant('par');
+      }
+      let costly = 0;
+      let cheap = Infinity;
+      for (let y = 0; y < w; y++) {
+        let s = 0;
+        for (let x = 0; x < w; x++) s += ref[y * w + x];
+        costly = Math.max(costly, s);
+        cheap = Math.min(cheap, s);
+      }
+      await measure('Mandelbrot', `Mandelbrot ${w} x ${w}, <= ${maxIter} iterations, rows split down to ${grain}`, variants, { sw: 'stealwork fork', go: go ? 'Go goroutines' : null });
+      res.note(`Mandelbrot: the costliest row takes ${Math.round(costly / cheap)}x the iterations of the cheapest`);
+    }, blockMs);
+  } finally {
+    await closeSafely(sched);
+    await pool.destroy();
+  }
+
+  const gSw = geomean(summary.map((s) => s.stealwork));
+  const gGo = geomean(summary.map((s) => s.go));
+  res.extra.summary = { workloads: summary, geomeanStealwork: gSw, geomeanGo: gGo };
+  res.extra.sizes = S;
+  return res;
+}
+
+/** The lines the targets are stated in (issue 17), from the finished table. */
+function printTargets(res, P) {
+  const sum = res.extra.summary;
+  if (!sum) return;
+  console.log('\n  speed-up over its own one-thread code (median of the repetitions), the form in the geometric mean:');
+  for (const s of sum.workloads) {
+    console.log(`    ${s.workload.padEnd(14)} stealwork ${s.swForm.replace('stealwork ', '')}: ${s.stealwork.toFixed(2)}x   ` +
+      (s.goForm ? `${s.goForm}: ${s.go.toFixed(2)}x` : 'Go: skipped'));
+  }
+  console.log(`  geometric mean: stealwork ${sum.geomeanStealwork.toFixed(2)}x over one JS thread; Go ${Number.isFinite(sum.geomeanGo) ? `${sum.geomeanGo.toFixed(2)}x` : 'n/a'} over Go sequential ` +
+    '(target: stealwork >= Go)');
+  const t3 = res.rows.find((r) => r.group.startsWith('UTS T3') && r.variant === 'stealwork fork per node' && r.metric.startsWith('speed-up'));
+  if (t3) console.log(`  UTS T3, a fork per node, [nodes, leaves, depth] per node: ${t3.median.toFixed(2)}x one plain JS thread on ${P} Ps (target >= 1.3x)`);
+}
+
+if (isMain(import.meta)) {
+  const opts = parseArgs(process.argv.slice(2));
+  guardRejections();
+  header('workloads', opts);
+  const t0 = now();
+  const res = await runWorkloads(opts);
+  printTable(res, opts.reps);
+  printTargets(res, opts.procs);
+  console.log(`\nworkloads suite: ${((now() - t0) / 1000).toFixed(1)} s`);
+  if (res.failures.length) process.exitCode = 1;
+  if (opts.json) writeJSON(opts.json, suiteJSON('workloads', [res], opts, workloadSizes(opts.quick), (now() - t0) / 1000));
+  await finishProcess();
+}
