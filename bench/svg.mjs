@@ -2,7 +2,9 @@
 //   A. the scheduler suite: wasm vs js per workload, each workload normalised to its best;
 //   B. the pools suite: stealwork vs piscina vs tinypool, the same way;
 //   C. the policies: each variant against its table's baseline, on a log scale around 1;
-//   D. the run-queue micro-benchmarks (bench/queue.mjs), when that suite ran.
+//   D. the run-queue micro-benchmarks (bench/queue.mjs), when that suite ran;
+//   E. the real workloads: each variant's speed-up over its own one-thread code, and the
+//      geometric means (bench/workloads.mjs), when that suite ran.
 // Only rows marked `chart` are drawn. Everything is "higher is better": a lower-is-better
 // metric (latency, time, CPU) is drawn as best / value, and its label says so.
 
@@ -172,6 +174,67 @@ function ratioPanel(svg, y0, title, subtitle, tables) {
   return top + items.length * rowH + 20;
 }
 
+/**
+ * Panel E: speed-ups (not normalised) per workload on a linear axis from 0 to `top`, a line at
+ * 1x. groups: [{ label, bars: [{ series, value }] }]. Returns the y below the panel.
+ */
+function speedupPanel(svg, y0, title, subtitle, groups, series, top) {
+  const left = 50;
+  const right = svg.width - 20;
+  const plotH = 170;
+  svg.text(left - 30, y0 + 16, title, { size: 15, weight: 'bold' });
+  svg.text(left - 30, y0 + 33, subtitle, { size: 11, fill: '#555' });
+  let lx = left;
+  const ly = y0 + 50;
+  for (const [i, s] of series.entries()) {
+    svg.rect(lx, ly - 10, 12, 12, FALLBACK[i % FALLBACK.length]);
+    svg.text(lx + 16, ly, s, { size: 12 });
+    lx += 24 + s.length * 7;
+  }
+  const y1 = y0 + 75;
+  const base = y1 + plotH;
+  const yOf = (v) => base - (Math.min(v, top) / top) * plotH;
+  for (let v = 0; v <= top + 1e-9; v += 0.5) {
+    svg.line(left, yOf(v), right, yOf(v), v === 0 ? '#444' : v === 1 ? '#999' : '#e3e3e3');
+    svg.text(left - 6, yOf(v) + 4, `${v}x`, { size: 10, anchor: 'end', fill: '#666' });
+  }
+  const gw = (right - left) / Math.max(1, groups.length);
+  let maxLines = 0;
+  for (const [gi, g] of groups.entries()) {
+    const bars = g.bars.filter((b) => Number.isFinite(b.value));
+    const bw = Math.min(34, (gw * 0.8) / Math.max(1, bars.length));
+    const x0 = left + gi * gw + (gw - bw * bars.length) / 2;
+    for (const [bi, b] of bars.entries()) {
+      const x = x0 + bi * bw;
+      svg.rect(x + 1, yOf(b.value), bw - 2, base - yOf(b.value), FALLBACK[series.indexOf(b.series) % FALLBACK.length]);
+      svg.text(x + bw / 2, yOf(b.value) - 3, short(b.value), { size: 9, anchor: 'middle', fill: '#333' });
+    }
+    const lines = Svg.wrap(g.label, Math.max(12, Math.floor(gw / 6.2)));
+    maxLines = Math.max(maxLines, lines.length);
+    lines.forEach((l, i) => svg.text(left + gi * gw + gw / 2, base + 14 + i * 12, l, { size: 10, anchor: 'middle' }));
+  }
+  return base + 20 + maxLines * 12;
+}
+
+/** Panel E's groups from the workloads suite's summary. */
+function workloadGroups(sum) {
+  const groups = sum.workloads.map((w) => ({
+    label: w.workload,
+    bars: [
+      { series: 'stealwork', value: w.stealwork },
+      { series: 'piscina', value: w.piscina },
+      { series: 'Go', value: w.go },
+    ],
+  }));
+  for (const w of sum.workloads) {
+    if (Number.isFinite(w.perNode)) {
+      groups.push({ label: `${w.workload}, per node`, bars: [{ series: 'stealwork', value: w.perNode }, { series: 'Go', value: w.goPerNode }] });
+    }
+  }
+  groups.push({ label: 'geometric mean', bars: [{ series: 'stealwork', value: sum.geomeanStealwork }, { series: 'Go', value: sum.geomeanGo }] });
+  return groups;
+}
+
 /** The chart of a merged results object (bench/results/latest.json) as SVG text. */
 export function drawChart(latest) {
   const svg = new Svg(1000);
@@ -219,6 +282,12 @@ export function drawChart(latest) {
     }));
     y = barPanel(svg, y + 10, 'D. Run-queue operations (bench/queue.mjs): Wasm core vs TypeScript twin',
       'ns per operation drawn as best / value, normalised to the faster backend per operation', groups, ['wasm', 'js']);
+  }
+  const work = latest.suites.workloads?.tables?.[0]?.summary;
+  if (work?.workloads?.length) {
+    const top = Math.max(2, Math.ceil(2 * Math.max(...workloadGroups(work).flatMap((g) => g.bars.map((b) => b.value)).filter(Number.isFinite))) / 2);
+    y = speedupPanel(svg, y + 10, `E. Real workloads: speed-up over each one's own one-thread code (${latest.options.procs} threads)`,
+      'stealwork (chunked UTS, ctx.fork elsewhere) and piscina over one plain JS thread; Go (goroutines) over Go sequential; same run', workloadGroups(work), ['stealwork', 'piscina', 'Go'], top);
   }
   return svg.toString(Math.ceil(y + 10));
 }

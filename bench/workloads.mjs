@@ -117,7 +117,10 @@ async function runWorkloads(opts) {
       speed[v] = median(xs);
       res.add({ group, variant: v, metric: variants[v].go ? 'speed-up vs Go sequential' : 'speed-up vs one JS thread', chart: v === geo.sw, values: xs });
     }
-    summary.push({ workload: key, stealwork: speed[geo.sw], go: geo.go ? speed[geo.go] : NaN, swForm: geo.sw, goForm: geo.go });
+    summary.push({
+      workload: key, stealwork: speed[geo.sw], go: geo.go ? speed[geo.go] : NaN, piscina: speed.piscina, swForm: geo.sw, goForm: geo.go,
+      perNode: speed['stealwork fork per node'], goPerNode: speed['Go goroutine per node'],
+    });
     return speed;
   }
 
@@ -153,7 +156,7 @@ async function runWorkloads(opts) {
           },
         };
         if (go) {
-          const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['uts', name, S.chunk], mode, mode === 'seq' ? 1 : P); return { ms: r.ms, ok: r.result === want.join(' '), what: `Go counted ${r.result}` }; } });
+          const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['uts', name, S.chunk], mode, P); return { ms: r.ms, ok: r.result === want.join(' '), what: `Go counted ${r.result}` }; } });
           variants['Go sequential'] = goVariant('seq');
           variants['Go chunked'] = goVariant('chunk');
           if (name === 'T3' || name === 'S3') variants['Go goroutine per node'] = goVariant('node');
@@ -179,7 +182,7 @@ async function runWorkloads(opts) {
         },
       };
       if (go) {
-        const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['queens', n, cut], mode, mode === 'seq' ? 1 : P); return { ms: r.ms, ok: Number(r.result) === want, what: `Go: ${r.result}` }; } });
+        const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['queens', n, cut], mode, P); return { ms: r.ms, ok: Number(r.result) === want, what: `Go: ${r.result}` }; } });
         variants['Go sequential'] = goVariant('seq');
         variants['Go goroutines'] = goVariant('par');
       }
@@ -218,7 +221,7 @@ async function runWorkloads(opts) {
         piscina: { run: run(() => poolSort(0, n, false)) },
       };
       if (go) {
-        const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['msort', n, cut], mode, mode === 'seq' ? 1 : P); const m = /^sorted ([\d.]+)$/.exec(r.result); return { ms: r.ms, ok: m !== null && Math.abs(Number(m[1]) - refSum) < 1e-3, what: `Go: ${r.result}, want sorted ${refSum.toFixed(6)}` }; } });
+        const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['msort', n, cut], mode, P); const m = /^sorted ([\d.]+)$/.exec(r.result); return { ms: r.ms, ok: m !== null && Math.abs(Number(m[1]) - refSum) < 1e-3, what: `Go: ${r.result}, want sorted ${refSum.toFixed(6)}` }; } });
         variants['Go sequential'] = goVariant('seq');
         variants['Go goroutines'] = goVariant('par');
       }
@@ -250,7 +253,7 @@ async function runWorkloads(opts) {
         piscina: { run: run(async () => (await Promise.all(bands.map(([y0, y1]) => pool.run({ buf, w, h: w, y0, y1, maxIter }, { name: 'mandelRows' })))).reduce((x, y) => x + y, 0)) },
       };
       if (go) {
-        const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['mandel', w, maxIter, grain], mode, mode === 'seq' ? 1 : P); return { ms: r.ms, ok: Number(r.result) === want, what: `Go: sum ${r.result}, want ${want}` }; } });
+        const goVariant = (mode) => ({ go: true, run: async () => { const r = runGo(go, ['mandel', w, maxIter, grain], mode, P); return { ms: r.ms, ok: Number(r.result) === want, what: `Go: sum ${r.result}, want ${want}` }; } });
         variants['Go sequential'] = goVariant('seq');
         variants['Go goroutines'] = goVariant('par');
       }
