@@ -16,7 +16,7 @@
 import process from 'node:process';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from './lib/flags.mjs';
 import { loadavg, machine, versions } from './lib/machine.mjs';
@@ -29,9 +29,11 @@ const SUITES = ['scheduler', 'pools', 'policies', 'priorities', 'workloads', 'qu
 const opts = parseArgs(process.argv.slice(2));
 /** Where the run's files go: bench/out/ (untracked), or with --publish the README's bench/results/. */
 const dir = here(opts.publish ? './results/' : './out/');
+/** The repository's root: the transcript names files relative to it. */
+const root = here('../');
+const rel = (p) => relative(root, p) || '.';
 const jsonPath = opts.json ?? join(dir, 'latest.json');
 const svgPath = opts.svg ?? join(dir, 'chart.svg');
-const txtPath = join(dir, 'latest.txt');
 mkdirSync(dir, { recursive: true });
 
 /** Everything the run prints, its suites' output included, for latest.txt. */
@@ -45,7 +47,7 @@ function say(text = '') {
  *  (or the signal's name). */
 function runSuite(args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
@@ -57,6 +59,13 @@ function runSuite(args) {
 }
 const suites = opts.suites.length ? opts.suites : SUITES;
 for (const s of suites) if (!SUITES.includes(s)) throw new TypeError(`--suite ${s}: no such suite (${SUITES.join(', ')})`);
+/**
+ * A partial publish (--publish with --suite naming fewer than every suite) replaces only those
+ * suites in the published latest.json (each suite keeps its own date and machine) and redraws
+ * the chart; its transcript goes to <suites>.txt beside latest.txt, which stays the full run's.
+ */
+const partial = opts.publish && suites.length < SUITES.length && existsSync(jsonPath);
+const txtPath = join(dir, partial ? `${suites.join('-')}.txt` : 'latest.txt');
 
 const started = performance.now();
 const m0 = machine();
@@ -79,7 +88,7 @@ for (const s of suites) {
     continue;
   }
   const tmp = join(dir, `${s}.tmp`);
-  const args = [file, '--json', tmp];
+  const args = [rel(file), '--json', rel(tmp)];
   if (opts.quick) args.push('--quick');
   // queue.mjs takes only --quick and --json; the others take the repetitions and Ps too.
   if (s !== 'queue') args.push('--reps', String(opts.reps), '--procs', String(opts.procs));
@@ -102,10 +111,18 @@ for (const s of suites) {
 
 out.seconds.total = (performance.now() - started) / 1000;
 out.machine.loadavgEnd = (await import('node:os')).default.loadavg();
-writeJSON(jsonPath, out);
+let published = out;
+if (partial) {
+  published = JSON.parse(readFileSync(jsonPath, 'utf8'));
+  for (const s of suites) {
+    published.suites[s] = { ...out.suites[s], transcript: txtPath.slice(dir.length), seconds: out.seconds[s] };
+  }
+  published.options.suites = [...new Set([...published.options.suites, ...suites])];
+}
+writeJSON(jsonPath, published);
 mkdirSync(dirname(svgPath), { recursive: true });
-writeFileSync(svgPath, drawChart(out));
-say(`\nwrote ${jsonPath}, ${svgPath} and ${txtPath}${opts.publish ? ' (the published figures)' : ''}`);
+writeFileSync(svgPath, drawChart(published));
+say(`\nwrote ${rel(jsonPath)}${partial ? ` (${suites.join(', ')} replaced)` : ''}, ${rel(svgPath)} and ${rel(txtPath)}${opts.publish ? ' (the published figures)' : ''}`);
 say(`total ${out.seconds.total.toFixed(1)} s (${Object.entries(out.seconds).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}); ` +
   `load average at the end ${loadavg()}`);
 writeFileSync(txtPath, transcript.join(''));

@@ -283,11 +283,15 @@ export function drawChart(latest) {
     y = barPanel(svg, y + 10, 'D. Run-queue operations (bench/queue.mjs): Wasm core vs TypeScript twin',
       'ns per operation drawn as best / value, normalised to the faster backend per operation', groups, ['wasm', 'js']);
   }
-  const work = latest.suites.workloads?.tables?.[0]?.summary;
+  const wsuite = latest.suites.workloads;
+  const work = wsuite?.tables?.[0]?.summary;
   if (work?.workloads?.length) {
+    // A suite published on its own (run.mjs --publish --suite workloads) says when it ran.
+    const when = wsuite.date && wsuite.date !== latest.date
+      ? `; run ${wsuite.date}, ${wsuite.options.reps} repetitions, load average ${wsuite.machine.loadavg.map((x) => x.toFixed(1)).join(' ')}` : '';
     const top = Math.max(2, Math.ceil(2 * Math.max(...workloadGroups(work).flatMap((g) => g.bars.map((b) => b.value)).filter(Number.isFinite))) / 2);
     y = speedupPanel(svg, y + 10, `E. Real workloads: speed-up over each one's own one-thread code (${latest.options.procs} threads)`,
-      'stealwork (chunked UTS, ctx.fork elsewhere) and piscina over one plain JS thread; Go (goroutines) over Go sequential; same run', workloadGroups(work), ['stealwork', 'piscina', 'Go'], top);
+      `stealwork (chunked UTS, ctx.fork elsewhere) and piscina over one plain JS thread; Go over Go sequential${when}`, workloadGroups(work), ['stealwork', 'piscina', 'Go'], top);
   }
   return svg.toString(Math.ceil(y + 10));
 }
