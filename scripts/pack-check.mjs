@@ -24,6 +24,7 @@ export const SHIPPED = [
   'dist/index.cjs', 'dist/index.d.cts', 'dist/index.d.ts', 'dist/index.js', 'dist/worker.js',
   'dist/piscina.cjs', 'dist/piscina.d.cts', 'dist/piscina.d.ts', 'dist/piscina.js',
   'docs/DESIGN.md', 'docs/trace-viewer.png', 'bench/results/chart.svg', 'bench/results/latest.txt',
+  'bench/results/workloads.txt',
 ];
 
 /** The relative link and image targets of a Markdown file (anchors and absolute URLs left out). */
