@@ -4,11 +4,16 @@
 // forkq.ts; thieves in findRunnable reach it through stealWork.
 
 import {
-  G_DEAD, G_RUNNABLE, G_RUNNING, MR_TRACE_BUF, P_FORK_INLINE, P_FORK_PUSHES, S_NMSPINNING,
-  S_NPIDLE,
+  G_ARG_TAGS, G_ARGC, G_ARGS, G_DEAD, G_FN, G_JOIN, G_PARENT, G_PRIO, G_RUNNABLE, G_RUNNING,
+  G_TOKEN_SHIFT, GF_FORK, MR_CURG, MR_TRACE_BUF, P_FORK_INLINE, P_FORK_PUSHES, PARENT_SPAWNER,
+  PRIO_MASK, S_NMSPINNING, S_NPIDLE, S_RT_FORK_EPOCH, S_RT_FORK_SLEEPERS, TAG_NUMBER,
 } from './shared/layout';
 import { counterAdd, mAddr, nprocs, pAddr } from './mem';
-import { gSetStatus } from './gtable';
+import { gAddr, gSetStatus } from './gtable';
+import { gfGet, gfPut } from './gfree';
+
+/** The bits of G_PRIO a fork inherits from its forker: the cancellation token and the class. */
+const FORK_INHERIT: u32 = (<u32>0xffff << G_TOKEN_SHIFT) | PRIO_MASK;
 import { forkLen, forkqPop, forkqPush, forkSteal } from './forkq';
 import { runqGetNext, runqGetRing } from './runq';
 import { execute, wakep } from './sched';
@@ -34,6 +39,59 @@ export function forkPush(p: i32, m: i32, g: u32, parent: u32): i32 {
   // g is published above, before these loads: DESIGN.md "Why no wake-up is lost".
   if (atomic.load<i32>(S_NPIDLE) > 0 && atomic.load<i32>(S_NMSPINNING) == 0) wakep(); // pairs with the npidle/nmspinning RMWs
   return 1;
+}
+
+/**
+ * ctx.fork's whole core side in one call, for a child whose arguments are argc <= 3 numbers
+ * (DESIGN.md "Fork-join", step 1). The G: `spare` (a G_DEAD fork G this M ran inline and kept,
+ * JOIN_DONE-marked for crash recovery) when non-zero, else one from p's free list. Its fields:
+ * fn, argc, the arguments x0..x2 as number slots, G_PARENT = PARENT_SPAWNER | m, the join word
+ * 0, and G_PRIO = GF_FORK with the cancellation token and class of the G running on m (MR_CURG:
+ * the forker, whose tree they belong to). Then forkPush (the forker is the trace's parent), and
+ * a wake-up of the joiners asleep on S_RT_FORK_EPOCH (forkWake). Returns g on the deque, -g when
+ * the deque was full (g stays G_DEAD with its fields, for the forker to run inline), 0 when the
+ * G table is full. M m holding P p only.
+ */
+export function forkNew(p: i32, m: i32, spare: u32, fn: u32, argc: u32, x0: f64, x1: f64, x2: f64): i32 {
+  let g = spare != 0 ? spare : gfGet(p);
+  if (g == 0) return 0;
+  let gp = gAddr(g);
+  let parent = load<u32>(mAddr(m), MR_CURG); // plain: this M's own word
+  let tree = load<u32>(gAddr(parent), G_PRIO) & FORK_INHERIT; // plain: the running G is this M's
+  // plain: g is this thread's alone until forkPush publishes it (the bottom store)
+  store<u32>(gp, fn, G_FN);
+  store<u32>(gp, argc, G_ARGC);
+  store<u32>(gp, PARENT_SPAWNER | <u32>m, G_PARENT);
+  store<u32>(gp, 0, G_JOIN); // a spare's JOIN_DONE mark goes (a fresh G has 0)
+  store<u32>(gp, tree | GF_FORK, G_PRIO);
+  // the first argc tag bytes (little-endian); gfGet zeroed the rest, a spare's were these
+  store<u32>(gp, (<u32>TAG_NUMBER * 0x10101) & ((<u32>1 << (argc << 3)) - 1), G_ARG_TAGS);
+  if (argc > 0) store<f64>(gp, x0, G_ARGS);
+  if (argc > 1) store<f64>(gp, x1, G_ARGS + 8);
+  if (argc > 2) store<f64>(gp, x2, G_ARGS + 16);
+  if (forkPush(p, m, g, parent) == 0) return -<i32>g;
+  // New work while a joiner sleeps: wake it (it may help). The push above comes first: pairs
+  // with the sleeper's add before its last look.
+  if (atomic.load<i32>(S_RT_FORK_SLEEPERS) != 0) forkWake();
+  return <i32>g;
+}
+
+/** Bumps S_RT_FORK_EPOCH and wakes every joiner asleep on it (the runtime's forkWake). Any thread. */
+export function forkWake(): void {
+  atomic.add<i32>(S_RT_FORK_EPOCH, 1); // pairs with the joiner's epoch load before it sleeps
+  atomic.notify(S_RT_FORK_EPOCH, -1); // all of them: pairs with the joiners' wait on the epoch
+}
+
+/**
+ * Returns a spare fork G (G_DEAD, kept by the M that ran it inline: DESIGN.md "Fork-join", step
+ * 4) to p's free list, its crash-recovery marks (G_PARENT's spawner, JOIN_DONE) cleared first:
+ * a free G is no orphan. M holding P p only.
+ */
+export function forkDone(p: i32, g: u32): void {
+  let gp = gAddr(g);
+  store<u32>(gp, 0, G_PARENT); // plain: nobody else knows g
+  store<u32>(gp, 0, G_JOIN); // plain: as above
+  gfPut(p, g);
 }
 
 /**

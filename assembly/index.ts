@@ -14,5 +14,5 @@ export { chargeTime } from './budget';
 export { stealWork, stealThreshold, stealOrderAt } from './steal';
 export { heapAlloc, heapFree } from './heap';
 export { pReserve, pRetire, handoff, pGiveBack } from './sysmon';
-export { forkPush, forkPop, forkHelp } from './fork';
+export { forkNew, forkDone, forkPush, forkPop, forkHelp } from './fork';
 export { forkLen } from './forkq';

@@ -232,7 +232,9 @@ type QOp =
   | { k: 'forkMany'; p: number; n: number }
   | { k: 'forkPop'; p: number }
   | { k: 'forkHelp'; p: number; v: number }
-  | { k: 'forkLen'; p: number };
+  | { k: 'forkLen'; p: number }
+  | { k: 'forkNew'; p: number; spare: boolean; pick: number; argc: number; x: number }
+  | { k: 'forkDone'; p: number; pick: number };
 
 const pSel = fc.integer({ min: -1, max: 15 }); // -1: global / no P; else taken mod nprocs
 
@@ -266,6 +268,8 @@ const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ k: fc.constant('forkPop' as const), p: sel }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('forkHelp' as const), p: sel, v: pSel }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('forkLen' as const), p: sel }) },
+  { weight: 4, arbitrary: fc.record({ k: fc.constant('forkNew' as const), p: sel, spare: fc.boolean(), pick: sel, argc: fc.integer({ min: 0, max: 3 }), x: fc.double({ noNaN: true }) }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('forkDone' as const), p: sel, pick: sel }) },
 );
 
 interface Setup {
@@ -473,6 +477,33 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
           pair.call('gSetStatus', g, L.G_RUNNING, L.G_DEAD); // it ran and finished
           dead.push(g);
         }
+        break;
+      }
+      case 'forkNew': {
+        // A fork of argc numbers (x, x + 1, x + 2) from M 0, on a spare (a dead G) or a fresh G.
+        const p = op.p % n;
+        const spare = op.spare ? take(dead, op.pick) ?? 0 : 0;
+        if (spare !== 0) { // kept by the runtime after an inline run: marked a done orphan
+          pair.store((h) => h.mem.gAddr(spare) + L.G_PARENT, (L.PARENT_SPAWNER | 0) >>> 0);
+          pair.store((h) => h.mem.gAddr(spare) + L.G_JOIN, L.JOIN_DONE);
+        }
+        const full = model.forks[p].length >= L.FORKQ_SIZE;
+        const want = spare !== 0 ? spare : model.gfGet(p);
+        const r = pair.call('forkNew', p, 0, spare, 7, op.argc, op.x, op.x + 1, op.x + 2);
+        expectModel(r, want === 0 ? 0 : full ? -want : want, `forkNew(${p}, spare ${spare})`);
+        if (want === 0) return;
+        if (full) dead.push(want);
+        else model.forks[p].push(want);
+        break;
+      }
+      case 'forkDone': {
+        const g = take(dead, op.pick);
+        if (g === undefined) return;
+        const p = op.p % n;
+        pair.store((h) => h.mem.gAddr(g) + L.G_PARENT, (L.PARENT_SPAWNER | 0) >>> 0); // a spare's marks
+        pair.store((h) => h.mem.gAddr(g) + L.G_JOIN, L.JOIN_DONE);
+        pair.call('forkDone', p, g);
+        model.gfPut(p, g);
         break;
       }
       case 'forkLen': {

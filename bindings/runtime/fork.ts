@@ -64,13 +64,15 @@ export class Fork<T = unknown> {
   /** @internal the result or the error, once settled */ value: unknown = undefined;
   /** The task function's name. */
   readonly name: string;
+  /** @internal the forker's nesting depth on its thread (its task's frame on the fork stack) */ readonly depth: number;
 
   /** @internal */
-  constructor(owner: ForkOwner, g: number, published: boolean, name: string) {
+  constructor(owner: ForkOwner, g: number, published: boolean, name: string, depth: number) {
     this.owner = owner;
     this.g = g;
     this.published = published;
     this.name = name;
+    this.depth = depth;
   }
 
   /** The child's result: run here now if no other thread took it, else once its thief is done
@@ -159,12 +161,19 @@ export class ForkJoin implements ForkOwner {
   top = 0;
   private readonly out = { ok: true, value: undefined as unknown };
 
+  /** The last task name fork resolved, its id, and the last forker context checked: a fork
+   *  tree forks one name from one context over and over (no Map lookup per fork). */
+  private lastName = '';
+  private lastId = -1;
+  private lastCtx: TaskContext | null = null;
+
   /**
-   * Spare Gs: a finished fork's G is kept here for the next fork instead of going back to the
-   * P's free list (two core calls fewer per fork), at most SPARE_MAX, and all returned between
-   * two of the loop's tasks (flush). Each is G_DEAD and marked as a done orphan (the spawner
-   * mark in G_PARENT, JOIN_DONE), so crash recovery frees them with the dead thread's other
-   * orphans (recover.ts detachOrphans).
+   * Spare Gs: a G this M ran inline is kept here for the next fork (forkNew reuses it) instead
+   * of going back to the P's free list, at most SPARE_MAX, and all returned between two of the
+   * loop's tasks (flush). Each is G_DEAD and marked as a done orphan (forkNew's spawner mark in
+   * G_PARENT, JOIN_DONE), so crash recovery frees them with the dead thread's other orphans
+   * (recover.ts detachOrphans). The marks are plain stores: only this thread touches the G until
+   * it is freed, and recovery reads them only once this thread is gone.
    */
   private readonly spare: number[] = [];
   spareN = 0;
@@ -173,28 +182,19 @@ export class ForkJoin implements ForkOwner {
     this.host = host;
   }
 
-  /** Keeps G g (at a, G_DEAD, its fields free to reuse) for the next fork, or frees it. */
+  /** Keeps G g (at a, G_DEAD after an inline run, still spawner-marked) for the next fork, or
+   *  frees it when SPARE_MAX are kept. */
   putG(g: number, a: number): void {
     const h = this.host;
-    if (this.spareN === SPARE_MAX) { h.core.gfPut(h.p, g); return; }
-    const v = h.views;
-    v.u32[(a + G_PARENT) >>> 2] = (PARENT_SPAWNER | h.mid) >>> 0;
-    v.u8[a + G_RESULT_TAG] = TAG_UNDEFINED;
-    Atomics.store(v.i32, (a + G_JOIN) >>> 2, JOIN_DONE); // a fork resets it: pairs with recovery's scan
+    if (this.spareN === SPARE_MAX) { h.core.forkDone(h.p, g); return; }
+    h.views.i32[(a + G_JOIN) >>> 2] = JOIN_DONE; // plain: see `spare`
     this.spare[this.spareN++] = g;
   }
 
   /** Returns the spare Gs to the P's free list. The M between two tasks, holding its P. */
   flush(): void {
     const h = this.host;
-    const gs = h.gs;
-    while (this.spareN !== 0) {
-      const g = this.spare[--this.spareN];
-      const a = gs.addr(g);
-      h.views.u32[(a + G_PARENT) >>> 2] = 0;
-      Atomics.store(h.views.i32, (a + G_JOIN) >>> 2, 0);
-      h.core.gfPut(h.p, g);
-    }
+    while (this.spareN !== 0) h.core.forkDone(h.p, this.spare[--this.spareN]);
   }
 
   /** `ctx.fork(name, ...args)` (DESIGN.md "Fork-join", steps 1-2): argc arguments, a0..a2
@@ -204,45 +204,85 @@ export class ForkJoin implements ForkOwner {
     if (ctx !== h.running) {
       throw forkOutsideError(name);
     }
-    const id = h.taskId(name);
-    if (h.isAsyncTask(id)) throw forkAsyncTaskError(name);
-    const gs = h.gs;
-    if (h.isAsyncTask(gs.fn(gs.addr(ctx.g)))) throw forkFromAsyncError(name);
+    const id = name === this.lastName ? this.lastId : this.resolve(name);
+    if (ctx !== this.lastCtx) this.checkForker(ctx, name);
     if (h.depth >= FORK_MAX_DEPTH) {
       throw forkDepthError(name, h.depth, FORK_MAX_DEPTH);
     }
+    let g: number;
+    if (rest === null && (argc < 1 || typeof a0 === 'number') && (argc < 2 || typeof a1 === 'number') && (argc < 3 || typeof a2 === 'number')) {
+      // Numbers only: the whole fork is one core call (a spare G, its fields, the push).
+      const spare = this.spareN !== 0 ? this.spare[--this.spareN] : 0;
+      g = h.core.forkNew(h.p, h.mid, spare, id, argc, a0 as number, a1 as number, a2 as number);
+      if (g === 0) throw forkTableFullError(name);
+    } else {
+      g = this.forkValues(ctx, id, name, argc, a0, a1, a2, rest);
+    }
+    h.countSpawned();
+    const f = g > 0 ? new Fork(this, g, true, name, h.depth) : new Fork(this, -g, false, name, h.depth);
+    this.stack[this.top++] = f;
+    return f;
+  }
+
+  /** Task id of `name` for fork, checked synchronous; cached as the last name. */
+  private resolve(name: string): number {
+    const h = this.host;
+    const id = h.taskId(name);
+    if (h.isAsyncTask(id)) throw forkAsyncTaskError(name);
+    this.lastName = name;
+    this.lastId = id;
+    return id;
+  }
+
+  /** Refuses a fork from an async task; remembers ctx as checked. */
+  private checkForker(ctx: TaskContext, name: string): void {
+    const h = this.host;
+    const gs = h.gs;
+    if (h.isAsyncTask(gs.fn(gs.addr(ctx.g)))) throw forkFromAsyncError(name);
+    this.lastCtx = ctx;
+  }
+
+  /** fork's general form (any values, any count): gfGet, the arguments through the codec, then
+   *  forkPush. Returns g on the deque, or -g when the deque was full. */
+  private forkValues(ctx: TaskContext, id: number, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): number {
+    const h = this.host;
     const core = h.core;
-    const p = h.p;
-    const g = this.spareN !== 0 ? this.spare[--this.spareN] : core.gfGet(p);
+    const gs = h.gs;
+    const g = core.gfGet(h.p);
     if (g === 0) throw forkTableFullError(name);
     const a = gs.addr(g);
     try {
       if (rest !== null) gs.init(g, a, id, rest, name);
       else initArgs(h.views, gs, a, id, argc, a0, a1, a2, name);
     } catch (e) {
-      this.putG(g, a);
+      core.gfPut(h.p, g);
       throw e;
     }
     const u32 = h.views.u32;
     u32[(a + G_PARENT) >>> 2] = (PARENT_SPAWNER | h.mid) >>> 0; // whose it is, for crash recovery
-    Atomics.store(h.views.i32, (a + G_JOIN) >>> 2, 0); // a spare G's done mark goes (a fresh G has 0)
     u32[(a + G_PRIO) >>> 2] = ((ctx.token << G_TOKEN_SHIFT) | GF_FORK | ctx.cls) >>> 0; // the token and class go down
-    const published = core.forkPush(p, h.mid, g, h.curg) !== 0; // the trace's parent: the G running now
-    h.countSpawned();
+    if (core.forkPush(h.p, h.mid, g, h.curg) === 0) return -g; // the trace's parent: the G running now
     // New work while a joiner sleeps: wake it (it may help). Pairs with the sleepers' add in wait.
-    if (published && Atomics.load(h.views.i32, SLEEPERS_W) !== 0) forkWake(h.views);
-    const f = new Fork(this, g, published, name);
-    this.stack[this.top++] = f;
-    return f;
+    if (Atomics.load(h.views.i32, SLEEPERS_W) !== 0) forkWake(h.views);
+    return g;
   }
 
-  /** Settles pending Fork f (DESIGN.md "Fork-join", steps 3-5). */
+  /** Settles pending Fork f (DESIGN.md "Fork-join", steps 3-5), then takes it off the fork
+   *  stack when it is the newest entry of its forker's frame (joins in LIFO order, as fork-join
+   *  code makes them, leave the implicit sync nothing to do). */
   join(f: Fork): void {
     const h = this.host;
-    if (!f.published) {
-      h.runInline(f, f.g);
-      return;
+    if (!f.published) h.runInline(f, f.g);
+    else this.settle(f);
+    const top = this.top - 1;
+    if (top >= 0 && this.stack[top] === f && f.depth === h.depth) {
+      this.stack[top] = null;
+      this.top = top;
     }
+  }
+
+  private settle(f: Fork): void {
+    const h = this.host;
     while (f.state === PENDING) {
       const g = h.core.forkPop(h.p, h.mid);
       if (g === 0) {
@@ -299,9 +339,8 @@ export class ForkJoin implements ForkOwner {
     const a = gs.addr(f.g);
     const out = this.out;
     gs.takeResult(a, out);
-    Atomics.store(h.views.i32, (a + G_JOIN) >>> 2, 0); // consumed (the stash marks it again)
-    h.views.u32[(a + G_INDEX) >>> 2] = 0;
-    this.putG(f.g, a);
+    h.views.u32[(a + G_PARENT) >>> 2] = 0; // consumed: not a crash orphan (recover.ts)
+    h.core.gfPut(h.p, f.g);
     f.state = out.ok ? OK : FAILED;
     f.value = out.value;
     out.value = undefined;
@@ -327,7 +366,7 @@ export class ForkJoin implements ForkOwner {
     let err: unknown = NO_ERROR;
     for (let i = this.top - 1; i >= base; i--) {
       const f = this.stack[i]!;
-      if (f.state === PENDING) this.join(f);
+      if (f.state === PENDING) { if (f.published) this.settle(f); else this.host.runInline(f, f.g); }
       if (f.state === FAILED && !f.joined) err = f.value;
       this.stack[i] = null;
     }

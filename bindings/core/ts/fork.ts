@@ -4,11 +4,13 @@
 // forkq.ts; thieves in findRunnable reach it through stealWork.
 
 import {
-  G_DEAD, G_RUNNABLE, G_RUNNING, MR_TRACE_BUF, P_COUNTERS, P_FORK_INLINE, P_FORK_PUSHES, S_NMSPINNING,
-  S_NPIDLE,
+  G_ARG_TAGS, G_ARGC, G_ARGS, G_DEAD, G_FN, G_JOIN, G_PARENT, G_PRIO, G_RUNNABLE, G_RUNNING,
+  G_TOKEN_SHIFT, GF_FORK, MR_CURG, MR_TRACE_BUF, P_COUNTERS, P_FORK_INLINE, P_FORK_PUSHES,
+  PARENT_SPAWNER, PRIO_MASK, S_NMSPINNING, S_NPIDLE, S_RT_FORK_EPOCH, S_RT_FORK_SLEEPERS, TAG_NUMBER,
 } from '../../../assembly/shared/layout.js';
 import { forkLen, forkqPop, forkqPush, forkSteal } from './forkq.js';
-import { gSetStatus } from './gtable.js';
+import { gfGet, gfPut } from './gfree.js';
+import { gSetStatus, gWord } from './gtable.js';
 import { mWord, nprocs, pCounters, type Mem } from './mem.js';
 import { runqGet } from './runq.js';
 import { execute, wakep } from './sched.js';
@@ -17,6 +19,20 @@ import { traceSpawn, traceStart, traceSteal } from './trace.js';
 const TRACE_BUF = MR_TRACE_BUF >> 2;
 const NPIDLE_W = S_NPIDLE >> 2;
 const NMSPINNING_W = S_NMSPINNING >> 2;
+const SLEEPERS_W = S_RT_FORK_SLEEPERS >> 2;
+const EPOCH_W = S_RT_FORK_EPOCH >> 2;
+const FN = G_FN >> 2;
+const ARGC = G_ARGC >> 2;
+const PARENT = G_PARENT >> 2;
+const PRIO = G_PRIO >> 2;
+const JOIN = G_JOIN >> 2;
+const CURG = MR_CURG >> 2;
+/** The bits of G_PRIO a fork inherits from its forker: the cancellation token and the class. */
+const FORK_INHERIT = (0xffff << G_TOKEN_SHIFT) | PRIO_MASK;
+const TAGS = G_ARG_TAGS >> 2;
+const ARGS = G_ARGS >> 2;
+/** The tag word of 0..3 number arguments: TAG_NUMBER in each of the first argc bytes. */
+const NUMBER_TAGS = [0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101];
 // f64 indexes from a P's counters (pCounters): the fork counters sit on the bottom's line.
 const FORKS = (P_FORK_PUSHES - P_COUNTERS) >> 3;
 const FORK_INLINE = (P_FORK_INLINE - P_COUNTERS) >> 3;
@@ -39,6 +55,57 @@ export function forkPush(m: Mem, p: number, mi: number, g: number, parent: numbe
   const i32 = m.i32;
   if (Atomics.load(i32, NPIDLE_W) > 0 && Atomics.load(i32, NMSPINNING_W) === 0) wakep(m); // pairs with the npidle/nmspinning RMWs
   return 1;
+}
+
+/** ctx.fork's whole core side in one call, for a child whose arguments are argc <= 3 numbers
+ *  (DESIGN.md "Fork-join", step 1). The G: `spare` (a G_DEAD fork G this M ran inline and kept,
+ *  JOIN_DONE-marked for crash recovery) when non-zero, else one from p's free list. Its fields:
+ *  fn, argc, the arguments x0..x2 as number slots, G_PARENT = PARENT_SPAWNER | mi, the join word
+ *  0, and G_PRIO = GF_FORK with the cancellation token and class of the G running on mi
+ *  (MR_CURG: the forker, whose tree they belong to). Then forkPush (the forker is the trace's
+ *  parent), and a wake-up of the joiners asleep on S_RT_FORK_EPOCH (forkWake). Returns g on the
+ *  deque, -g when the deque was full (g stays G_DEAD with its fields, for the forker to run
+ *  inline), 0 when the G table is full. M mi holding P p only. */
+export function forkNew(m: Mem, p: number, mi: number, spare: number, fn: number, argc: number, x0: number, x1: number, x2: number): number {
+  const g = spare !== 0 ? spare : gfGet(m, p);
+  if (g === 0) return 0;
+  const w = gWord(m, g);
+  const parent = m.i32[mWord(m, mi) + CURG] >>> 0; // plain: this M's own word
+  const tree = m.i32[gWord(m, parent) + PRIO] & FORK_INHERIT; // plain: the running G is this M's
+  const i32 = m.i32;
+  // plain: g is this thread's alone until forkPush publishes it (the bottom store)
+  i32[w + FN] = fn;
+  i32[w + ARGC] = argc;
+  i32[w + PARENT] = PARENT_SPAWNER | mi;
+  i32[w + JOIN] = 0; // a spare's JOIN_DONE mark goes (a fresh G has 0)
+  i32[w + PRIO] = tree | GF_FORK;
+  i32[w + TAGS] = NUMBER_TAGS[argc]; // the first argc tag bytes (little-endian); gfGet zeroed the rest, a spare's were these
+  const f = (w + ARGS) >>> 1;
+  const f64 = m.f64;
+  if (argc > 0) f64[f] = x0;
+  if (argc > 1) f64[f + 1] = x1;
+  if (argc > 2) f64[f + 2] = x2;
+  if (forkPush(m, p, mi, g, parent) === 0) return -g;
+  // New work while a joiner sleeps: wake it (it may help). The push above comes first: pairs
+  // with the sleeper's add before its last look.
+  if (Atomics.load(m.i32, SLEEPERS_W) !== 0) forkWake(m);
+  return g;
+}
+
+/** Bumps S_RT_FORK_EPOCH and wakes every joiner asleep on it (the runtime's forkWake). Any thread. */
+export function forkWake(m: Mem): void {
+  Atomics.add(m.i32, EPOCH_W, 1); // pairs with the joiner's epoch load before it sleeps
+  Atomics.notify(m.i32, EPOCH_W); // all of them: pairs with the joiners' wait on the epoch
+}
+
+/** Returns a spare fork G (G_DEAD, kept by the M that ran it inline: DESIGN.md "Fork-join",
+ *  step 4) to p's free list, its crash-recovery marks (G_PARENT's spawner, JOIN_DONE) cleared
+ *  first: a free G is no orphan. M holding P p only. */
+export function forkDone(m: Mem, p: number, g: number): void {
+  const w = gWord(m, g);
+  m.i32[w + PARENT] = 0; // plain: nobody else knows g
+  m.i32[w + JOIN] = 0; // plain: as above
+  gfPut(m, p, g);
 }
 
 /** The forker takes the newest G of P p's fork deque back to run it inline: returns it already

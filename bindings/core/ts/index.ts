@@ -20,7 +20,7 @@
 //   sysmon.ts   the spare-P reserve, the monitor's handoff and the give-back
 //   trace.ts    task starts and spawns into the tracing M's event ring
 //   forkq.ts    the fork deque of a P (Chase-Lev) and the fork steal
-//   fork.ts     forkPush / forkPop / forkHelp: fork-join's core calls
+//   fork.ts     forkNew / forkPush / forkPop / forkDone / forkHelp: fork-join's core calls
 //   init.ts     laying the layout down
 
 import type { Core } from '../core.js';
@@ -36,7 +36,7 @@ import { acquireP, findRunnable, mPut, mTake, newproc, ready, stopM, wakep } fro
 import { chargeTime } from './budget.js';
 import { stealOrderAt, stealThreshold, stealWork } from './steal.js';
 import { handoff, pGiveBack, pReserve, pRetire } from './sysmon.js';
-import { forkHelp, forkPop, forkPush } from './fork.js';
+import { forkDone, forkHelp, forkNew, forkPop, forkPush } from './fork.js';
 import { forkLen } from './forkq.js';
 
 /** A Core over `memory` for the calling thread; `canBlock`: may this thread Atomics.wait
@@ -80,6 +80,9 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
     pRetire: (): number => pRetire(m),
     handoff: (): number => handoff(m),
     pGiveBack: (p: number, mi: number): number => pGiveBack(m, p, mi),
+    forkNew: (p: number, mi: number, spare: number, fn: number, argc: number, x0: number, x1: number, x2: number): number =>
+      forkNew(m, p, mi, spare, fn, argc, x0, x1, x2),
+    forkDone: (p: number, g: number): void => forkDone(m, p, g),
     forkPush: (p: number, mi: number, g: number, parent: number): number => forkPush(m, p, mi, g, parent),
     forkPop: (p: number, mi: number): number => forkPop(m, p, mi),
     forkHelp: (p: number, mi: number, victim: number): number => forkHelp(m, p, mi, victim),
