@@ -6,11 +6,18 @@
 // (bench/peers/) are built here, offline: Rust from Debian's librust-rayon-dev, Go from
 // golang-go; each is skipped with a note where its toolchain is absent.
 //
-//   npm run build && node bench/fork.mjs [--n 30] [--go-n 27] [--rounds 7] [--procs 2]
+// Then the continuation form, fibc(n) (a task per call joined by ctx.join, no fork), on the Wasm
+// backend. With --baseline <dir> (a built checkout of another version: its dist/ is loaded into
+// this process), every stealwork row runs on that version too, alternating in the same rounds,
+// and the ratios against it are printed: the A/B for a change to the runtime or the core.
+//
+//   npm run build && node bench/fork.mjs [--n 30] [--go-n 27] [--fibc-n 27] [--rounds 7]
+//     [--procs 2] [--baseline <dir>]
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Scheduler } from '../dist/bindings/index.js';
 import { seqfib } from './fork-tasks.mjs';
 
@@ -23,6 +30,12 @@ const flag = (name, dflt) => {
 };
 const N = flag('--n', 30);
 const GO_N = flag('--go-n', 27); // a goroutine per call is slow: a smaller tree keeps the run short
+const FIBC_N = flag('--fibc-n', 27);
+const bi = process.argv.indexOf('--baseline');
+const BASELINE = bi < 0 ? null : resolve(process.argv[bi + 1] ?? '');
+if (BASELINE !== null && !existsSync(`${BASELINE}/dist/bindings/index.js`)) {
+  throw new TypeError(`--baseline must name a built checkout (no ${BASELINE}/dist/bindings/index.js)`);
+}
 const ROUNDS = flag('--rounds', 7);
 const PROCS = flag('--procs', 2);
 const calls = (n) => 2 * fibOf(n + 1) - 1;
@@ -56,14 +69,28 @@ const go = build('goroutine per call (Go)', 'go', ['build', '-o', 'go-fib', '.']
 const scheds = {
   wasm: await Scheduler.start({ tasks, procs: PROCS, backend: 'wasm' }),
   js: await Scheduler.start({ tasks, procs: PROCS, backend: 'js' }),
+  fibc: await Scheduler.start({ tasks, procs: PROCS, backend: 'wasm' }), // its own: the fork run's stats stay its own
 };
-for (const s of Object.values(scheds)) for (let w = 0; w < 3; w++) await s.run('ffib', N - 4); // warm the JITs
+if (BASELINE !== null) {
+  const base = await import(pathToFileURL(`${BASELINE}/dist/bindings/index.js`).href);
+  scheds['wasm base'] = await base.Scheduler.start({ tasks, procs: PROCS, backend: 'wasm' });
+  scheds['js base'] = await base.Scheduler.start({ tasks, procs: PROCS, backend: 'js' });
+  scheds['fibc base'] = await base.Scheduler.start({ tasks, procs: PROCS, backend: 'wasm' });
+}
+for (const s of Object.values(scheds)) for (let w = 0; w < 3; w++) { await s.run('ffib', N - 4); await s.run('fibc', FIBC_N - 4); } // warm the JITs
 for (let w = 0; w < 3; w++) seqfib(N - 4);
 
-const times = { 'stealwork wasm': [], 'stealwork js': [], 'one JS thread': [], 'rayon::join': [], 'Go goroutines': [] };
-const sizes = { 'stealwork wasm': N, 'stealwork js': N, 'one JS thread': N, 'rayon::join': N, 'Go goroutines': GO_N };
+const times = { 'stealwork wasm': [], 'stealwork js': [], 'one JS thread': [], 'rayon::join': [], 'Go goroutines': [], 'fibc wasm': [] };
+const sizes = { 'stealwork wasm': N, 'stealwork js': N, 'one JS thread': N, 'rayon::join': N, 'Go goroutines': GO_N, 'fibc wasm': FIBC_N };
+const order0 = ['stealwork wasm', 'stealwork js', 'one JS thread', 'rayon::join', 'Go goroutines', 'fibc wasm'];
+if (BASELINE !== null) {
+  for (const v of ['baseline wasm', 'baseline js', 'fibc baseline wasm']) { times[v] = []; sizes[v] = v.startsWith('fibc') ? FIBC_N : N; }
+  order0.splice(2, 0, 'baseline wasm', 'baseline js');
+  order0.push('fibc baseline wasm');
+}
+const schedOf = { 'stealwork wasm': 'wasm', 'stealwork js': 'js', 'baseline wasm': 'wasm base', 'baseline js': 'js base', 'fibc wasm': 'fibc', 'fibc baseline wasm': 'fibc base' };
 for (let r = 0; r < ROUNDS; r++) {
-  const order = ['stealwork wasm', 'stealwork js', 'one JS thread', 'rayon::join', 'Go goroutines'];
+  const order = order0.slice();
   if (r % 2 === 1) order.reverse();
   for (const v of order) {
     let ms;
@@ -75,11 +102,12 @@ for (let r = 0; r < ROUNDS; r++) {
       ms = performance.now() - t0;
       if (x !== fibOf(N)) throw new Error(`seqfib(${N}) = ${x}`);
     } else {
-      const s = scheds[v === 'stealwork wasm' ? 'wasm' : 'js'];
+      const s = scheds[schedOf[v]];
+      const [task, n] = v.startsWith('fibc') ? ['fibc', FIBC_N] : ['ffib', N];
       const t0 = performance.now();
-      const x = await s.run('ffib', N);
+      const x = await s.run(task, n);
       ms = performance.now() - t0;
-      if (x !== fibOf(N)) throw new Error(`${v}: ffib(${N}) = ${x}`);
+      if (x !== fibOf(n)) throw new Error(`${v}: ${task}(${n}) = ${x}`);
     }
     times[v].push(ms);
   }
@@ -87,10 +115,10 @@ for (let r = 0; r < ROUNDS; r++) {
 const st = scheds.wasm.stats();
 for (const s of Object.values(scheds)) await s.close();
 
-console.log(`fork per call, fib(${N}) (${calls(N).toLocaleString('en')} calls; Go: fib(${GO_N})), ${PROCS} threads, ${ROUNDS} alternating rounds`);
+console.log(`fork per call, fib(${N}) (${calls(N).toLocaleString('en')} calls; Go: fib(${GO_N})), ${PROCS} threads, ${ROUNDS} alternating rounds${BASELINE !== null ? `; baseline: ${BASELINE}` : ''}`);
 const rate = {};
 for (const [v, ts] of Object.entries(times)) {
-  if (ts.length === 0) continue;
+  if (ts.length === 0 || v.startsWith('fibc')) continue;
   rate[v] = calls(sizes[v]) / (median(ts) / 1000);
   console.log(`  ${v.padEnd(15)} ${(rate[v] / 1e6).toFixed(2).padStart(8)} M calls/s  (median ${median(ts).toFixed(1)} ms; runs ${ts.map((t) => t.toFixed(0)).join(' ')})`);
 }
@@ -99,4 +127,17 @@ console.log(`  stealwork wasm / rayon::join:   ${ratio('stealwork wasm', 'rayon:
 console.log(`  stealwork wasm / Go goroutines: ${ratio('stealwork wasm', 'Go goroutines')}   (target >= 10x)`);
 console.log(`  stealwork wasm / stealwork js:  ${ratio('stealwork wasm', 'stealwork js')}   (target >= 2x)`);
 console.log(`  stealwork wasm / one JS thread: ${ratio('stealwork wasm', 'one JS thread')}`);
+if (BASELINE !== null) {
+  console.log(`  stealwork wasm / baseline wasm: ${ratio('stealwork wasm', 'baseline wasm')}`);
+  console.log(`  stealwork js / baseline js:     ${ratio('stealwork js', 'baseline js')}`);
+}
 console.log(`  wasm run: ${st.totals.forks.toLocaleString('en')} forks, ${st.totals.forkInline.toLocaleString('en')} run inline by their forker, ${st.totals.stolen.toLocaleString('en')} Gs stolen`);
+
+console.log(`continuation form, fibc(${FIBC_N}) (${calls(FIBC_N).toLocaleString('en')} task calls), Wasm backend, same rounds`);
+for (const v of ['fibc wasm', 'fibc baseline wasm']) {
+  const ts = times[v];
+  if (ts === undefined) continue;
+  rate[v] = calls(FIBC_N) / (median(ts) / 1000);
+  console.log(`  ${v.padEnd(18)} ${(rate[v] / 1e6).toFixed(2).padStart(8)} M calls/s  (median ${median(ts).toFixed(1)} ms; runs ${ts.map((t) => t.toFixed(0)).join(' ')})`);
+}
+if (BASELINE !== null) console.log(`  fibc wasm / fibc baseline wasm: ${ratio('fibc wasm', 'fibc baseline wasm')}   (target >= 2x)`);
