@@ -76,6 +76,35 @@ describe.each(['wasm', 'js'] as const)('fork-join (%s backend)', (backend) => {
     expectConserved(s.stats());
   });
 
+  it('a joined Fork keeps its result after its G serves later forks: a stale handle never joins another fork', async () => {
+    const s = await start(backend, 1);
+    const n = 100; // more than the spare Gs a thread keeps, so the Gs go round through the free list too
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += i * i;
+    const last = (n - 1) * (n - 1);
+    expect(await within(s.run('forkStale', n), 20000, 'forkStale')).toEqual([9, 9, sum, 2 * last]);
+    await within(s.close(), 10000, 'close');
+    expectConserved(s.stats());
+  });
+
+  it('fork arguments of every kind and count arrive as given (numbers in one core call, the rest through the codec)', async () => {
+    const s = await start(backend, 2);
+    expect(await within(s.run('forkArgs'), 20000, 'forkArgs')).toEqual([
+      [], [1], [-0, 1.5], [NaN, Infinity, -(2 ** 40)], ['a', 2, null], [1, 2, 3, 4], [true, undefined, [1, 2], { x: 1 }, 5],
+    ]);
+    await within(s.close(), 10000, 'close');
+    expectConserved(s.stats());
+  });
+
+  it('joins out of fork order, and a fork left to the implicit sync among joined ones', async () => {
+    const s = await start(backend, 2);
+    const cells = new SharedArrayBuffer(4);
+    expect(await within(s.run('forkOrder', cells), 20000, 'forkOrder')).toEqual([4, 9, 16, 25, 55]);
+    expect(new Int32Array(cells)[0]).toBe(1);
+    await within(s.close(), 10000, 'close');
+    expectConserved(s.stats());
+  });
+
   it('more forks than a fork deque holds: the rest run at join', async () => {
     const s = await start(backend, 1, { spareThreads: 0 });
     const n = 1000;
