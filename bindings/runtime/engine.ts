@@ -5,9 +5,9 @@
 // Everything here runs on the main thread (M0), which never holds a P and never blocks.
 
 import {
-  H_MBASE, HEADER, M_INBOX, M_PARK, M_SIZE, MR_FINISHED, MR_SPAWNED, P_SIZE, PS,
+  MR_FINISHED, MR_SPAWNED,
   FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT, ORDER_ROUND_ROBIN, ORDER_RANDOM,
-  PRIO_NORMAL, G_SIZE, PAGE, PARK_STOP, PARK_MSG, S_RT_STOP, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
+  PRIO_NORMAL, G_SIZE, PAGE, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, type Core } from '../core/index.js';
 import {
@@ -24,13 +24,15 @@ import { allocTraceRings, exportTrace, traceClock, type MonitorEvent } from './t
 import { allocHistograms, LATENCY_SAMPLE } from './latency.js';
 import { readStats, type SchedulerStats } from './stats.js';
 import { Task, TASK_FAILED, TASK_OK, TASK_PENDING, type TaskOwner } from './task.js';
-import { takeInbox } from './inbox.js';
+import { inboxEmpty, takeInbox } from './inbox.js';
+import { blocksEnd, mAddr } from './mblock.js';
+import { parkSwap, parkWaitAsync, parkWord, stopAll, wakeForMessage } from './park.js';
 import { Views } from './values.js';
 import { SharedRegistry } from './shared-registry.js';
 import { Sysmon } from './sysmon.js';
 import { priorityClass, type Priority } from './priority.js';
 import { casualties, detachOrphans, failCasualties } from './recover.js';
-import { joinWaiterInit } from './joinword.js';
+import { rootAwaited } from './join.js';
 import { longTimeout } from './timer.js';
 
 interface Deferred {
@@ -127,8 +129,8 @@ export class Engine implements TaskOwner {
     this.views = new Views(memory);
     this.shared = new SharedRegistry(true);
     this.gs = new GSlots(core, this.views, this.shared);
-    this.mAddr0 = this.views.u32[(HEADER + H_MBASE) >>> 2];
-    this.park0 = (this.mAddr0 + M_PARK) >>> 2;
+    this.mAddr0 = mAddr(this.views, 0);
+    this.park0 = parkWord(this.views, 0);
     this.nms = opts.procs + opts.spareThreads + 1;
     this.sysmon = new Sysmon(this.views, core, this.nms - 1, opts.spareThreads, opts.handoffAfterMs, now);
   }
@@ -141,7 +143,7 @@ export class Engine implements TaskOwner {
     // The core has procs + spareThreads Ps; the spares start in the reserve (sysmon.ts).
     const nprocs = opts.procs + opts.spareThreads;
     const nms = nprocs + 1; // M0 (this thread) + one M per P
-    const fixed = PS + nprocs * P_SIZE + nms * M_SIZE;
+    const fixed = blocksEnd(nprocs, nms);
     const want = fixed + opts.initialTasks * G_SIZE + (1 << 20);
     const initialPages = Math.ceil(want / PAGE) + 1;
     const maxPages = Math.max(initialPages, Math.floor(opts.maxMemoryMB * 1024 * 1024 / PAGE));
@@ -377,7 +379,7 @@ export class Engine implements TaskOwner {
     if (transfer !== undefined) detach(transfer); // the arguments hold their copy now
     if ((token | cls) !== 0) this.views.u32[(a + G_PRIO) >>> 2] = (token << G_TOKEN_SHIFT) | cls; // the tree inherits both
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
-    joinWaiterInit(this.views.i32, a, 0); // the main thread (M0) awaits the root
+    rootAwaited(this.views, a); // the main thread (M0) awaits the root
     (t as { g: number }).g = g;
     (t as { gen: number }).gen = this.gs.gen(a);
     this.sysmon.start(); // watches while tasks are in flight (a no-op when it runs already)
@@ -424,15 +426,12 @@ export class Engine implements TaskOwner {
    *  (and every earlier delivery has, too). */
   private deliverShares(): Promise<void> {
     const batch = this.shared.unsent.splice(0);
-    const i32 = this.views.i32;
     const last = batch[batch.length - 1].id;
-    Atomics.store(i32, S_RT_SHARES >>> 2, last + 1); // a busy M notices this between tasks
+    Atomics.store(this.views.i32, S_RT_SHARES >>> 2, last + 1); // pairs with the Ms' loads between tasks (m.ts schedule) and in receiveShares
     const acks = this.threads.map((t, i) => new Promise<void>((resolve) => {
       this.shareWaiters.push({ m: i + 1, id: last, resolve });
       t.post({ type: 'stealwork:share', shares: batch });
-      const park = (this.mAddr0 + (i + 1) * M_SIZE + M_PARK) >>> 2;
-      Atomics.or(i32, park, PARK_MSG); // a sleeping M takes a turn of its event loop
-      Atomics.notify(i32, park);
+      wakeForMessage(this.views, i + 1); // a sleeping M takes a turn of its event loop
     }));
     const before = this.sharesDelivered;
     return Promise.all([before, ...acks]).then(() => { this.sharesAcked = Math.max(this.sharesAcked, last + 1); });
@@ -464,11 +463,11 @@ export class Engine implements TaskOwner {
     try {
       while (this.npending !== 0 || this.deferred.length !== 0) {
         if (this.failure !== null) break;
-        Atomics.exchange(i32, this.park0, 0); // pairs with pushInbox's or
+        parkSwap(i32, this.park0); // before the take: a push after it sets the bit again
         let g = takeInbox(this.views, 0);
         if (g === 0) {
-          const w = Atomics.waitAsync(i32, this.park0, 0);
-          if (w.async) await w.value;
+          const w = parkWaitAsync(i32, this.park0);
+          if (w !== null) await w;
           continue;
         }
         while (g !== 0) {
@@ -575,15 +574,15 @@ export class Engine implements TaskOwner {
   /** True when every task spawned anywhere has finished (sums of the per-M counters). */
   private allFinished(): boolean {
     const f64 = this.views.f64;
-    const mbase = this.views.u32[(HEADER + H_MBASE) >>> 2];
     let s = 0;
     let f = 0;
     for (let m = 0; m < this.nms; m++) {
-      s += f64[(mbase + m * M_SIZE + MR_SPAWNED) >>> 3];
-      f += f64[(mbase + m * M_SIZE + MR_FINISHED) >>> 3];
+      const ma = mAddr(this.views, m);
+      s += f64[(ma + MR_SPAWNED) >>> 3];
+      f += f64[(ma + MR_FINISHED) >>> 3];
       // A result still in an inbox is not consumed yet (after a crash: one awaited by a task
       // that died with its thread, which the successor frees).
-      if (m > 0 && Atomics.load(this.views.i32, (mbase + m * M_SIZE + M_INBOX) >>> 2) !== 0) return false; // pairs with pushInbox's CAS
+      if (m > 0 && !inboxEmpty(this.views, m)) return false;
     }
     // Root tasks count as spawned by M0 and finished where they ran, and once more on delivery.
     return f === s + this.spawned;
@@ -591,14 +590,7 @@ export class Engine implements TaskOwner {
 
   private async stopThreads(graceMs: number): Promise<void> {
     for (const stop of this.stopTimers) stop();
-    const i32 = this.views.i32;
-    Atomics.store(i32, S_RT_STOP >>> 2, 1); // pairs with the Ms' load after waking
-    const mbase = this.views.u32[(HEADER + H_MBASE) >>> 2];
-    for (let m = 1; m < this.nms; m++) {
-      const park = (mbase + m * M_SIZE + M_PARK) >>> 2;
-      Atomics.or(i32, park, PARK_STOP);
-      Atomics.notify(i32, park);
-    }
+    stopAll(this.views, this.nms);
     if (graceMs > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([Promise.all(this.exits), new Promise((r) => { timer = setTimeout(r, graceMs); })]);

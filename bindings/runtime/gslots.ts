@@ -7,7 +7,7 @@ import {
   G_PRIO, G_RESULT, G_RESULT_TAG, G_SCHEDLINK, G_SIZE, G_SPILL, G_CHUNK_SHIFT, G_CHUNK_MASK, GDIR,
   TAG_ERROR, TAG_NUMBER, TAG_BLOCK, GF_SHAPED,
 } from '../../assembly/shared/layout.js';
-import { joinArm, joinLink, joinRelease, joinWord } from './joinword.js';
+import { joinWord } from './joinword.js';
 import { writeBlockSlot } from '../codec/index.js';
 import type { Core } from '../core/core.js';
 import { Views, writeSlot, readSlot, freeSlot, writeErrorSlot, readErrorSlot, type SharedRegistry, type Heap } from './values.js';
@@ -69,24 +69,29 @@ export class GSlots {
   schedlink(a: number): number { return this.views.u32[(a + G_SCHEDLINK) >>> 2]; }
   setSchedlink(a: number, next: number): void { this.views.u32[(a + G_SCHEDLINK) >>> 2] = next; }
 
-  /** Writes fn and the arguments of a fresh G (from gfGet). Throws TypeError on a value that
-   *  cannot cross threads, after freeing what it wrote. */
+  /** Writes fn and the arguments of a fresh G (from gfGet), in one pass: the slots' place
+   *  (inline, or a spill block) is found once, then values.ts writes each value. Throws
+   *  TypeError on a value that cannot cross threads, after freeing what it wrote. */
   init(g: number, a: number, fn: number, args: ArrayLike<unknown>, label: string): void {
     const v = this.views;
     const argc = args.length;
     v.u32[(a + G_FN) >>> 2] = fn;
     v.u32[(a + G_ARGC) >>> 2] = argc;
+    let tags = a + G_ARG_TAGS;
+    let slots = a + G_ARGS;
     if (argc > G_INLINE_ARGS) {
       const spill = this.heap.heapAlloc(argc * 9);
       if (spill === 0) throw outOfSharedMemoryError(label, `${argc} arguments`);
-      this.views.u32[(a + G_SPILL) >>> 2] = spill;
-      if (spill + argc * 9 > this.views.end) this.views.refresh();
+      v.u32[(a + G_SPILL) >>> 2] = spill;
+      if (spill + argc * 9 > v.end) v.refresh();
+      slots = spill;
+      tags = spill + argc * 8;
     }
     for (let i = 0; i < argc; i++) {
       try {
-        writeSlot(this.views, this.heap, argTagAddr(this.views, a, argc, i), argSlotAddr(this.views, a, argc, i), args[i], label, i, this.shared);
+        writeSlot(v, this.heap, tags + i, slots + i * 8, args[i], label, i, this.shared);
       } catch (e) {
-        for (let j = 0; j < i; j++) freeSlot(this.views, this.heap, argTagAddr(this.views, a, argc, j), argSlotAddr(this.views, a, argc, j));
+        for (let j = 0; j < i; j++) freeSlot(v, this.heap, tags + j, slots + j * 8);
         this.freeSpill(a);
         throw e;
       }
@@ -186,7 +191,7 @@ export class GSlots {
   }
 
   /** Makes the G at a a join continuation: `fn` over `n` slots (the children's results, after
-   *  the shape when `flags` has GF_SHAPED). */
+   *  the shape when `flags` has GF_SHAPED). Its join count is join.ts's (joinChildren). */
   makeContinuation(a: number, fn: number, n: number, flags: number): void {
     const v = this.views;
     v.u32[(a + G_FN) >>> 2] = fn;
@@ -198,22 +203,12 @@ export class GSlots {
       this.views.u32[(a + G_SPILL) >>> 2] = spill;
       if (spill + n * 9 > this.views.end) this.views.refresh();
     }
-    joinArm(this.views.i32, a, n); // n children and the joiner's guard
   }
 
   /** Puts value block `addr` (a join's shape) into slot i of the G at a (argc slots). */
   setBlockArg(a: number, argc: number, i: number, addr: number): void {
     const v = this.views;
     writeBlockSlot(v, argTagAddr(v, a, argc, i), argSlotAddr(v, a, argc, i), TAG_BLOCK, addr);
-  }
-
-  /** Links child c (at ca) to continuation p at slot i, unless it already finished.
-   *  Returns true when linked; false when the caller must move its result now. */
-  linkChild(ca: number, parent: number, i: number): boolean {
-    const v = this.views;
-    v.u32[(ca + G_PARENT) >>> 2] = parent;
-    v.u32[(ca + G_INDEX) >>> 2] = i;
-    return joinLink(v.i32, ca);
   }
 
   /** Moves child result (at ca) into slot i of the continuation at pa. */
@@ -229,9 +224,4 @@ export class GSlots {
 
   parentOf(a: number): number { return this.views.u32[(a + G_PARENT) >>> 2]; }
   indexOf(a: number): number { return this.views.u32[(a + G_INDEX) >>> 2]; }
-  /** Decrements a continuation's pending count; true when this was the last. */
-  release(pa: number): boolean {
-    return joinRelease(this.views.i32, pa);
-  }
-
 }

@@ -1,13 +1,16 @@
 // The join word and the join count of a G (docs/DESIGN.md "Results and joins"): who takes a
-// finished G's result, exactly once. Every transition of both words is here, so the model
-// checker (test/model/protocols/join.mjs) runs this file as the runtime does.
+// finished G's result, exactly once. Every atomic transition of both words is here, so the
+// model checker (test/model/protocols/join.mjs) runs this file as the runtime does. Callers:
+// join.ts (the protocol's steps, the only place that acts on what these return) and fork.ts's
+// waitStolen (joinForkMark). Any thread; a is the G's byte address.
 //
-// G_JOIN: JOIN_DONE | JOIN_PARENT | JOIN_DETACHED | JOIN_ERROR | waiter M index + 1 (low 16 bits).
-//   JOIN_DONE      finish / failG (joinFinish), after the result is stored: Atomics.or
-//   waiter         awaitTask (joinAwait): CAS, only while not done; submit (joinWaiterInit) for
-//                  a root, before the G is readied
-//   JOIN_PARENT    ctx.join's linkChild (joinLink): CAS, only while not done
-//   JOIN_DETACHED  detachOne, detachOrphans (joinDetach): Atomics.or
+// G_JOIN: JOIN_DONE | JOIN_PARENT | JOIN_DETACHED | JOIN_FORK | waiter M index + 1 (low 16 bits).
+//   JOIN_DONE      finishG (joinFinish), after the result is stored: Atomics.or
+//   waiter         awaitDone (joinAwait): CAS, only while not done; rootAwaited (joinWaiterInit)
+//                  for a root, before the G is readied
+//   JOIN_PARENT    joinChildren (joinLink): CAS, only while not done
+//   JOIN_DETACHED  detachG, detachOrphan (joinDetach): Atomics.or
+//   JOIN_FORK      fork.ts waitStolen (joinForkMark): CAS, only while not done
 // Whoever sets its bit second sees the other's in the value it replaced, and hands the result
 // on: the finisher to the waiter, parent or nobody; the waiter or linker takes it itself; the
 // detacher frees it. The CAS writers never set a bit over DONE.
@@ -16,9 +19,6 @@
 // (joinArm); each delivery and the guard's drop subtract 1 (joinRelease), and whoever takes it
 // to 0 readies the continuation. The guard keeps it from reaching 0 while the joiner is still
 // linking children.
-//
-// Callers: m.ts (finish, join, awaitTask, detachOne), gslots.ts (linkChild, release,
-// makeContinuation), recover.ts (failG, detachOrphans), engine.ts (submit). Any thread; a is the G's byte address.
 
 import {
   G_JOIN, G_PENDING, JOIN_DETACHED, JOIN_DONE, JOIN_FORK, JOIN_PARENT, JOIN_WAITER_MASK,

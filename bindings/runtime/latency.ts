@@ -6,9 +6,10 @@
 // of two splits into 4 sub-buckets (so a bucket's upper bound is at most 25% above its lower
 // bound). Percentiles report a bucket's upper bound; max is exact.
 
-import { HEADER, H_MBASE, M_SIZE, MR_HIST } from '../../assembly/shared/layout.js';
+import { MR_HIST } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
 import { reserveError } from './errors.js';
+import { mAddr } from './mblock.js';
 
 /** One G in this many is timed (a power of two); the rest cost one counter increment. A timed
  *  G costs three clock reads; at one in 8 that was 15% of fibc(27)'s time, at one in 64 it is
@@ -67,13 +68,12 @@ export class LatencyRecorder {
 
 /** Allocates zeroed histograms for Ms 1..nms-1. Main thread, at start. */
 export function allocHistograms(views: Views, heap: { heapAlloc(n: number): number }, nms: number): void {
-  const mbase = views.u32[(HEADER + H_MBASE) >>> 2];
   for (let m = 1; m < nms; m++) {
     const addr = heap.heapAlloc(HIST_BYTES);
     if (addr === 0) throw reserveError('latency', `the histograms of M${m} (${HIST_BYTES} bytes)`);
     views.refresh();
     views.u8.fill(0, addr, addr + HIST_BYTES);
-    views.u32[(mbase + m * M_SIZE + MR_HIST) >>> 2] = addr;
+    views.u32[(mAddr(views, m) + MR_HIST) >>> 2] = addr;
   }
 }
 
@@ -89,11 +89,10 @@ export interface LatencySummary {
 
 /** Merges every M's histograms. Any thread. */
 export function readLatency(views: Views, nms: number): { queue: LatencySummary; run: LatencySummary } {
-  const mbase = views.u32[(HEADER + H_MBASE) >>> 2];
   const merged = [new Float64Array(BUCKETS), new Float64Array(BUCKETS)];
   const max = [0, 0];
   for (let m = 1; m < nms; m++) {
-    const base = views.u32[(mbase + m * M_SIZE + MR_HIST) >>> 2];
+    const base = views.u32[(mAddr(views, m) + MR_HIST) >>> 2];
     if (base === 0) continue;
     if (base + HIST_BYTES > views.end) views.refresh();
     for (let w = 0; w < 2; w++) {

@@ -8,50 +8,38 @@
 // Main thread only, while the dead thread is gone and before its successor starts.
 
 import {
-  G_DEAD, G_RUNNING, G_STATUS, G_WAITING, H_GCAP, H_MBASE, H_NPROCS, H_PBASE, HEADER, JOIN_DETACHED, JOIN_DONE,
-  JOIN_PARENT, JOIN_WAITER_MASK, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, P_IDLE, P_M, P_SIZE, P_STATUS,
-  PARENT_SPAWNER, SCHEDLINK_PINNED, JOIN_FORK,
+  G_RUNNING, G_STATUS, G_WAITING, H_GCAP, H_NPROCS, HEADER, MR_ASYNC, MR_CURG, MR_FINISHED, P_IDLE, P_M, P_STATUS,
+  PARENT_SPAWNER, SCHEDLINK_PINNED,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { GSlots } from './gslots.js';
-import { forkWake } from './fork.js';
-import { pushInbox } from './inbox.js';
-import { JOIN_TO_NOBODY, JOIN_TO_FORK, JOIN_TO_PARENT, joinDetach, joinFinish, joinLinked, joinWord } from './joinword.js';
+import { detachOrphan, finishG, type Finisher } from './join.js';
+import { mAddr, pAddr } from './mblock.js';
+import { internalError } from './errors.js';
 
 /**
- * Fails G g (G_RUNNING or G_WAITING on the dead M) with `err`: into its join parent's slot, to
- * the M awaiting it, or dropped when detached; P-less forms of the core calls (global free list,
- * global queue). Returns nothing; the caller counts it finished.
+ * Fails G g (G_RUNNING or G_WAITING on the dead M) with `err`, as the dead M would have
+ * finished it (join.ts finishG): into its join parent's slot, to the M awaiting it, or dropped
+ * when detached; with the P-less forms of the core calls (global free list, global queue).
+ * Returns nothing; the caller counts it finished.
  */
 export function failG(gs: GSlots, core: Core, g: number, err: Error, label: string): void {
-  const a = gs.addr(g);
-  const v = gs.views;
-  if (joinLinked(v.i32, a)) {
-    const pg = gs.parentOf(a);
-    const pa = gs.addr(pg);
-    gs.setParentSlot(pa, gs.indexOf(a), err, true, label);
-    Atomics.store(v.i32, (a + G_STATUS) >>> 2, G_DEAD);
-    core.gfPut(-1, g);
-    if (gs.release(pa)) core.ready(-1, pg, 1);
-    return;
-  }
-  gs.setResult(a, err, true, label);
-  Atomics.store(v.i32, (a + G_STATUS) >>> 2, G_DEAD);
-  const to = joinFinish(v.i32, a); // publish: who takes it
-  if (to === JOIN_TO_PARENT) {
-    const pg = gs.parentOf(a);
-    const pa = gs.addr(pg);
-    gs.moveResultToParent(a, pa, gs.indexOf(a));
-    core.gfPut(-1, g);
-    if (gs.release(pa)) core.ready(-1, pg, 1);
-  } else if (to > 0) {
-    pushInbox(v, to - 1, g, a);
-  } else if (to === JOIN_TO_NOBODY) {
-    gs.dropResult(a);
-    core.gfPut(-1, g);
-  }
-  else if (to === JOIN_TO_FORK) forkWake(v); // a joiner may sleep on it (DESIGN.md "Fork-join")
-  // else: nobody awaits, joins or detached it yet; the handle's owner will find it done.
+  finishG(recoverer(gs, core), g, gs.addr(g), G_RUNNING, err, true, label);
+}
+
+/** The main thread as the finisher of a dead M's Gs: no P, no waiters of its own (its root
+ *  tasks' results come through its inbox like any other M's). */
+function recoverer(gs: GSlots, core: Core): Finisher {
+  const i32 = gs.views.i32;
+  return {
+    gs, core, views: gs.views, p: -1, mid: -1,
+    setStatus(_g: number, a: number, _from: number, to: number): void {
+      Atomics.store(i32, (a + G_STATUS) >>> 2, to); // published by the join word's or, or the parent's count, that follows
+    },
+    deliverLocal(g: number): void {
+      throw internalError(`crash recovery delivering g=${g} to itself`); // mid -1 is nobody's waiter index
+    },
+  };
 }
 
 export interface Casualties {
@@ -71,8 +59,7 @@ export function casualties(gs: GSlots, mid: number): Casualties {
   const v = gs.views;
   v.refresh();
   const u32 = v.u32;
-  const mAddr = u32[(HEADER + H_MBASE) >>> 2] + mid * M_SIZE;
-  let running = u32[(mAddr + MR_CURG) >>> 2];
+  let running = u32[(mAddr(v, mid) + MR_CURG) >>> 2];
   if (running !== 0 && Atomics.load(v.i32, (gs.addr(running) + G_STATUS) >>> 2) !== G_RUNNING) running = 0;
   const below: number[] = [];
   for (let g = running !== 0 ? gs.schedlink(gs.addr(running)) : 0; g !== 0 && below.length < 1 << 20; g = gs.schedlink(gs.addr(g))) {
@@ -87,10 +74,9 @@ export function casualties(gs: GSlots, mid: number): Casualties {
     if (gs.schedlink(a) === want && Atomics.load(v.i32, (a + G_STATUS) >>> 2) === G_WAITING) pinned.push(g);
   }
   const nprocs = u32[(HEADER + H_NPROCS) >>> 2];
-  const pBase = u32[(HEADER + H_PBASE) >>> 2];
   let p = -1;
   for (let q = 0; q < nprocs; q++) {
-    const pa = pBase + q * P_SIZE;
+    const pa = pAddr(v, q);
     if (Atomics.load(v.i32, (pa + P_STATUS) >>> 2) !== P_IDLE && Atomics.load(v.i32, (pa + P_M) >>> 2) === mid + 1) p = q;
   }
   return { running, below, pinned, p };
@@ -111,11 +97,7 @@ export function detachOrphans(gs: GSlots, core: Core, mid: number): number {
   let n = 0;
   for (let g = 1; g < gcap; g++) {
     const a = gs.addr(g);
-    if (gs.parentOf(a) !== want || (joinWord(v.i32, a) & (JOIN_WAITER_MASK | JOIN_PARENT | JOIN_DETACHED)) !== 0) continue;
-    const old = joinDetach(v.i32, a);
-    if (old & (JOIN_WAITER_MASK | JOIN_PARENT | JOIN_DETACHED)) continue; // consumed meanwhile: not an orphan
-    if (old & JOIN_DONE) { gs.dropResult(a); core.gfPut(-1, g); }
-    n++;
+    if (gs.parentOf(a) === want && detachOrphan(gs, core, g, a)) n++;
   }
   return n;
 }
@@ -124,7 +106,7 @@ export function detachOrphans(gs: GSlots, core: Core, mid: number): number {
  *  tasks failed. */
 export function failCasualties(gs: GSlots, core: Core, mid: number, c: Casualties, err: Error, names: string[]): number {
   const v = gs.views;
-  const mAddr = v.u32[(HEADER + H_MBASE) >>> 2] + mid * M_SIZE;
+  const ma = mAddr(v, mid);
   let n = 0;
   for (const g of c.running !== 0 ? [c.running, ...c.below, ...c.pinned] : c.pinned) {
     const a = gs.addr(g);
@@ -134,9 +116,9 @@ export function failCasualties(gs: GSlots, core: Core, mid: number, c: Casualtie
   }
   // MR_ASYNC counted the pinned Gs and the async children it ran inline at capacity (m.ts
   // spawnInline); those died with the thread: count them finished so close does not wait.
-  const inlineLost = Math.max(0, v.u32[(mAddr + MR_ASYNC) >>> 2] - c.pinned.length);
-  v.u32[(mAddr + MR_CURG) >>> 2] = 0;
-  v.u32[(mAddr + MR_ASYNC) >>> 2] = 0;
-  v.f64[(mAddr + MR_FINISHED) >>> 3] += n + inlineLost;
+  const inlineLost = Math.max(0, v.u32[(ma + MR_ASYNC) >>> 2] - c.pinned.length);
+  v.u32[(ma + MR_CURG) >>> 2] = 0; // plain: the M's thread is gone, its successor not started
+  v.u32[(ma + MR_ASYNC) >>> 2] = 0; // the same
+  v.f64[(ma + MR_FINISHED) >>> 3] += n + inlineLost; // the same
   return n;
 }

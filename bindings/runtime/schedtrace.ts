@@ -9,9 +9,10 @@
 // `runqueue` is the global queue; each bracketed number is a P's ring length, runnext not
 // counted, as in Go.
 
-import { H_MBASE, HEADER, M_SIZE, M_SPINNING, M_NEXTP } from '../../assembly/shared/layout.js';
+import { M_SPINNING, M_NEXTP } from '../../assembly/shared/layout.js';
 import type { SchedulerStats } from './stats.js';
 import type { Views } from './values.js';
+import { mAddr } from './mblock.js';
 
 /** The SCHED line (and with `detail`, Go's per-P and per-M lines) for one snapshot. */
 export function schedtraceLines(st: SchedulerStats, views: Views, sinceMs: number, detail: boolean): string[] {
@@ -28,11 +29,10 @@ export function schedtraceLines(st: SchedulerStats, views: Views, sinceMs: numbe
     lines.push(`  P${p.id}: status=${p.status === 'idle' ? 0 : 1} schedtick=${p.schedtick} syscalltick=0 ` +
       `m=${p.m === null ? 'nil' : p.m} runqsize=${p.runqsize} gfreecnt=${p.gfreecnt} timerslen=0`);
   }
-  const mbase = views.u32[(HEADER + H_MBASE) >>> 2];
   const pOf = new Map<number, number>();
   for (const p of st.procs) if (p.m !== null) pOf.set(p.m, p.id);
   for (const m of st.threads) {
-    const b = mbase + m.id * M_SIZE;
+    const b = mAddr(views, m.id);
     const spinning = Atomics.load(views.i32, (b + M_SPINNING) >>> 2) !== 0;
     const p = pOf.get(m.id);
     // blocked: a worker M holding no P and not about to take one is parked on its futex word.

@@ -3,8 +3,8 @@
 // other threads may be a moment stale; each is exact once the scheduler is quiet.
 
 import {
-  H_GCAP, H_GMAX, H_MBASE, H_NPROCS, H_PBASE, HEADER, M_SIZE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED,
-  P_COUNTERS, P_GFREE_N, P_RUNNEXT, P_SCHEDTICK, P_SIZE, P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, P_M,
+  H_GCAP, H_GMAX, H_NPROCS, HEADER, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED,
+  P_COUNTERS, P_GFREE_N, P_RUNNEXT, P_SCHEDTICK, P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, P_M,
   PC_EXECUTED, PC_GFREE_MOVES, P_FORK_PUSHES, P_FORK_INLINE, PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_OVERFLOWS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
   PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, S_COUNTERS, S_GFREE_N, S_NEEDSPINNING,
   S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
@@ -15,6 +15,7 @@ import type { Core } from '../core/core.js';
 import { readLatency, type LatencySummary } from './latency.js';
 import { traceClock } from './trace.js';
 import type { Views } from './values.js';
+import { mAddr, pAddr } from './mblock.js';
 
 /** Counters of one P. */
 export interface PStats {
@@ -151,17 +152,15 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
   const f64 = v.f64;
   const i32 = v.i32;
   const nprocs = u32[(HEADER + H_NPROCS) >>> 2];
-  const pbase = u32[(HEADER + H_PBASE) >>> 2];
-  const mbase = u32[(HEADER + H_MBASE) >>> 2];
   const procs: PStats[] = [];
   const totals = { spawned: 0, executed: 0, stealOps: 0, stolen: 0, overflows: 0, globalHits: 0, localHits: 0, runnextHits: 0, forks: 0, forkInline: 0 };
   const reservedPs = new Set<number>();
   for (let e = Atomics.load(i32, S_RT_PRESERVE >>> 2), k = 0; e !== 0 && k < nprocs; k++) { // racy walk: a snapshot
     reservedPs.add(e - 1);
-    e = Atomics.load(i32, (pbase + (e - 1) * P_SIZE + P_LINK) >>> 2);
+    e = Atomics.load(i32, (pAddr(v, e - 1) + P_LINK) >>> 2);
   }
   for (let p = 0; p < nprocs; p++) {
-    const b = pbase + p * P_SIZE;
+    const b = pAddr(v, p);
     const c = (b + P_COUNTERS) >>> 3;
     const pm = Atomics.load(i32, (b + P_M) >>> 2);
     const s: PStats = {
@@ -207,7 +206,7 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
   }
   const threads: MStats[] = [];
   for (let m = 0; m < nms; m++) {
-    const b = mbase + m * M_SIZE;
+    const b = mAddr(v, m);
     const t0 = f64[(b + MR_T0) >>> 3];
     threads.push({
       id: m,

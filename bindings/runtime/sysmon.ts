@@ -19,18 +19,17 @@
 // Main thread only.
 
 import {
-  H_MBASE, H_PBASE, HEADER, M_SIZE, MR_CURG, MR_FINISHED, P_IDLE, P_M, P_RUNNEXT, P_SCHEDTICK, P_SIZE, P_STATUS,
+  MR_CURG, MR_FINISHED, P_IDLE, P_M, P_RUNNEXT, P_SCHEDTICK, P_STATUS,
   S_NMSPINNING, S_NPIDLE, S_RT_GIVEBACK, S_RT_NPRESERVE, S_RUNQ_SIZE, S_RUNQH_SIZE, S_RUNQL_SIZE,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { Views } from './values.js';
+import { mAddr, pAddr } from './mblock.js';
 
 export class Sysmon {
   private readonly tick: Uint32Array;
   private readonly done: Float64Array;
   private readonly since: Float64Array;
-  private readonly pBase: number;
-  private readonly mBase: number;
   /** Spare Ps lent and not yet back in the reserve (an M may give one back on its own, when
    *  asked, so this reads the reserve's count). */
   get out(): number {
@@ -50,8 +49,6 @@ export class Sysmon {
     this.tick = new Uint32Array(nprocs);
     this.done = new Float64Array(nprocs);
     this.since = new Float64Array(nprocs);
-    this.pBase = views.u32[(HEADER + H_PBASE) >>> 2];
-    this.mBase = views.u32[(HEADER + H_MBASE) >>> 2];
   }
 
   /** Starts the periodic check (an unref'd timer: it never keeps the process alive), unless it
@@ -83,13 +80,13 @@ export class Sysmon {
     let queued = Atomics.load(i32, S_RUNQ_SIZE >>> 2) > 0 || Atomics.load(i32, S_RUNQH_SIZE >>> 2) > 0 || // pairs with the size stores under sched.lock
       Atomics.load(i32, S_RUNQL_SIZE >>> 2) > 0;
     for (let p = 0; p < this.nprocs; p++) {
-      const pa = this.pBase + p * P_SIZE;
+      const pa = pAddr(this.views, p);
       if (Atomics.load(i32, (pa + P_STATUS) >>> 2) === P_IDLE) { this.done[p] = -1; continue; } // pairs with acquireP/stopM
       const m = Atomics.load(i32, (pa + P_M) >>> 2) - 1; // pairs with acquireP's store
       const tick = Atomics.load(u32, (pa + P_SCHEDTICK) >>> 2); // pairs with execute's store
-      const mAddr = this.mBase + m * M_SIZE;
-      const g = m >= 0 ? Atomics.load(u32, (mAddr + MR_CURG) >>> 2) : 0; // the M's own store; a stale value only delays
-      const done = m >= 0 ? this.views.f64[(mAddr + MR_FINISHED) >>> 3] : -1; // the M's own counter: a stale value only delays
+      const ma = m >= 0 ? mAddr(this.views, m) : 0;
+      const g = m >= 0 ? Atomics.load(u32, (ma + MR_CURG) >>> 2) : 0; // the M's own store; a stale value only delays
+      const done = m >= 0 ? this.views.f64[(ma + MR_FINISHED) >>> 3] : -1; // the M's own counter: a stale value only delays
       if (g === 0 || tick !== this.tick[p] || done !== this.done[p]) {
         this.tick[p] = tick;
         this.done[p] = done;

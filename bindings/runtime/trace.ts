@@ -49,13 +49,14 @@
 // P).
 
 import {
-  HEADER, H_MBASE, LINE, M_SIZE, MR_TRACE_BUF, MR_TRACE_CAP, MR_TRACE_NEXT, MR_TRACE_POS,
+  LINE, MR_TRACE_BUF, MR_TRACE_CAP, MR_TRACE_NEXT, MR_TRACE_POS,
   MR_TRACE_PUB, TR_EV_OVERFLOW, TR_EV_PARK, TR_EV_SETTLE, TR_EV_SPAWN, TR_EV_START, TR_EV_STEAL,
   TR_EV_UNPARK, TR_FN_MASK, TR_SLOT, TR_SLOTS_PER_EVENT, TR_TAG_ARG, TR_TAG_MASK, TR_TAG_TIME,
 } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
 import { traceSlot0 as ringSlots } from '../core/index.js';
 import { reserveError } from './errors.js';
+import { mAddr } from './mblock.js';
 
 // The event kinds by their short names (the tags are the layout's TR_*).
 export const EV_START = TR_EV_START; // g started (a = P, b = task id): written by the core
@@ -219,12 +220,11 @@ export class TraceWriter {
 /** Allocates a ring for at least `cap` events (a power of two) for each of `nms` Ms. Main
  *  thread, at start. */
 export function allocTraceRings(views: Views, heap: { heapAlloc(n: number): number }, nms: number, cap: number): void {
-  const mbase = views.u32[(HEADER + H_MBASE) >>> 2];
   for (let m = 1; m < nms; m++) {
     const buf = heap.heapAlloc(cap * SLOTS_PER_EVENT * SLOT + 3 * LINE); // the base time, alignment, padding
     if (buf === 0) throw reserveError('trace', `${cap} events per thread (the ring of M${m})`);
     views.refresh();
-    const b = mbase + m * M_SIZE;
+    const b = mAddr(views, m);
     views.u32[(b + MR_TRACE_BUF) >>> 2] = buf;
     views.u32[(b + MR_TRACE_CAP) >>> 2] = cap;
     views.u32[(b + MR_TRACE_POS) >>> 2] = 0;
@@ -295,12 +295,11 @@ interface ChromeEvent {
 /** Reads every M's ring into Chrome Trace Event JSON. Any thread (the main thread in practice). */
 export function exportTrace(views: Views, nms: number, taskNames: readonly string[], monitor: readonly MonitorEvent[] = []): { traceEvents: ChromeEvent[]; displayTimeUnit: string } {
   views.refresh();
-  const mbase = views.u32[(HEADER + H_MBASE) >>> 2];
   const events: ChromeEvent[] = [];
   let t0 = Infinity;
   const perM: TraceEvent[][] = [];
   for (let m = 1; m < nms; m++) {
-    const list = readRing(views, mbase + m * M_SIZE);
+    const list = readRing(views, mAddr(views, m));
     if (list.length !== 0 && list[0].t < t0) t0 = list[0].t; // each ring's times only grow (NaN: none)
     perM.push(list);
   }

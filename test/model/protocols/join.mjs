@@ -1,6 +1,7 @@
-// join: the join word and join count of bindings/runtime/joinword.ts, driven as the runtime's
-// finish, failG, awaitTask, ctx.join (linkChild, release) and detachOne / detachOrphans drive
-// them (docs/DESIGN.md "Results and joins", "Crashed workers"). Each result is delivered exactly
+// join: the join word and join count of bindings/runtime/joinword.ts, driven as
+// bindings/runtime/join.ts drives them: finishG (an M's finish and crash recovery's failG
+// alike), awaitDone, joinChildren, detachG / detachOrphan (docs/DESIGN.md "Results and joins",
+// "Crashed workers"). Each result is delivered exactly
 // once with the value stored before it was published; each finished G is freed exactly once
 // (no leak); a continuation is readied exactly once, with every child's result in its slots.
 // Test code only.
@@ -41,7 +42,7 @@ export async function scenarios(variant, edits) {
     const RESULT = (x) => (addr(x) + L.G_RESULT_TAG) >> 2; // the stored result (a plain word)
     const SLOT = (i) => (addr(PARENT) + L.G_ARGS + 8 * i) >> 2; // the parent's argument slot i
     const J = T.joinword;
-    /** finish / failG of child x with result v (children of PARENT at slot i when linked). */
+    /** finishG of child x with result v (children of PARENT at slot i when linked). */
     function* finish(mm, x, v, i) {
       const i32 = mm.i32;
       if (yield* J.joinLinked(i32, addr(x))) { // straight into the parent's slot
@@ -68,7 +69,7 @@ export async function scenarios(variant, edits) {
       const got = [yield ['ld', mm.i32, SLOT(0)], yield ['ld', mm.i32, SLOT(1)]];
       if (got[0] !== 11 || got[1] !== 22) g.err ||= `continuation readied with slots ${got}`;
     }
-    /** ctx.join over C1, C2: arm, link each (moving a finished child's result now), drop the guard. */
+    /** joinChildren over C1, C2: arm, link each (moving a finished child's result now), drop the guard. */
     function* join(mm) {
       const i32 = mm.i32;
       yield* J.joinArm(i32, addr(PARENT), 2);
@@ -81,14 +82,14 @@ export async function scenarios(variant, edits) {
       }
       if (yield* J.joinRelease(i32, addr(PARENT))) yield* ready(mm);
     }
-    /** awaitTask by M mid: take it now, or wait for the finisher's inbox push. */
+    /** awaitDone by M mid: take it now, or wait for the finisher's inbox push. */
     function* awaitTask(mm, x, mid) {
       if (yield* J.joinAwait(mm.i32, addr(x), mid)) {
         g.delivered.push(yield ['ld', mm.i32, RESULT(x)]);
         free(x);
       }
     }
-    /** detachOne (orphans: detachOrphans' form, which skips a G someone consumed). */
+    /** detachG (orphans: detachOrphan's form, which skips a G someone consumed). */
     function* detach(mm, x, orphan) {
       const i32 = mm.i32;
       const CONSUMED = L.JOIN_WAITER_MASK | L.JOIN_PARENT | L.JOIN_DETACHED;
@@ -131,8 +132,8 @@ export async function scenarios(variant, edits) {
     { bound: 2, maxDfs: 3000, random: 300 }),
     sc('join: detachOne vs finish', (r, w) => [r.finish(w.mem(), C1, 11, 0), r.detach(w.mem(), C1, false)],
       (r) => r.freedOnce([C1]), { bound: 2, maxDfs: 1000, random: 100 }),
-    // Crash recovery: failG (the same transitions as finish, on the main thread) fails a G
-    // while detachOrphans detaches its dead spawner's handle.
+    // Crash recovery: failG (finishG, on the main thread) fails a G
+    // while detachOrphan detaches its dead spawner's handle.
     sc('join: failG vs detachOrphans', (r, w) => [r.finish(w.mem(), C1, 11, 0), r.detach(w.mem(), C1, true)],
       (r) => r.freedOnce([C1]), { bound: 2, maxDfs: 1000, random: 100 }),
   ];

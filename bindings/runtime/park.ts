@@ -1,0 +1,208 @@
+// The park word (docs/DESIGN.md "The park word"): how a worker M without a P sleeps, and every
+// way it is woken. One i32 per M slot (M_PARK), a set of PARK_* bits:
+//
+//   writers (set a bit, then notify)
+//     PARK_P      the core's wakep (assembly/sched.ts, twin bindings/core/ts/sched.ts) and
+//                 the monitor's handoff (assembly/sysmon.ts, twin bindings/core/ts/sysmon.ts):
+//                 a P was handed over in M_NEXTP
+//     PARK_INBOX  wakeInbox, after pushInbox (inbox.ts): finished Gs for this M's waiters
+//     PARK_MSG    wakeForMessage, from the main thread's deliverShares (engine.ts): a shared
+//                 buffer's message waits for a turn of this M's event loop
+//     PARK_STOP   stopAll, from the main thread's close (engine.ts), after S_RT_STOP
+//   reader (swap the word to 0, act on every bit seen, then wait on 0)
+//     the M's own ladders here (Parker: sleepSync, sleepAsync); the main thread (M0) only
+//     swaps and waits for its inbox (engine.ts's pump, through parkSwap and parkWaitAsync)
+//
+// No wake-up is lost: every writer sets its bit before it notifies, and the reader swaps the
+// word to 0 and looks at every bit before each wait on 0; a notify that comes before the wait
+// finds the word non-zero, so the wait returns at once. No wait here is bounded.
+
+import {
+  M_PARK, MS_SLEEP, MS_SLEEP_ASYNC, MS_YIELD, PARK_INBOX, PARK_MSG, PARK_P, PARK_STOP, S_RT_STOP,
+} from '../../assembly/shared/layout.js';
+import { mAddr } from './mblock.js';
+import { macrotask, now, pendingCallbacks } from './platform.js';
+import type { Views } from './values.js';
+
+/** The i32 index of M m's park word. Any thread. */
+export function parkWord(views: Views, m: number): number {
+  return (mAddr(views, m) + M_PARK) >>> 2;
+}
+
+/** pushInbox's half: finished Gs wait in M m's inbox. Notifies only when the bit was clear: a
+ *  set bit means a swap, and so a drain, is still to come. Any thread. */
+export function wakeInbox(views: Views, m: number): void {
+  const i32 = views.i32;
+  const w = parkWord(views, m);
+  const old = Atomics.or(i32, w, PARK_INBOX); // pairs with the reader's exchange in parkSwap
+  if ((old & PARK_INBOX) === 0) Atomics.notify(i32, w, 1); // pairs with the reader's wait on 0
+}
+
+/** deliverShares: a message with shared buffers was posted to M m; it takes a turn of its event
+ *  loop. Main thread. */
+export function wakeForMessage(views: Views, m: number): void {
+  const i32 = views.i32;
+  const w = parkWord(views, m);
+  Atomics.or(i32, w, PARK_MSG); // pairs with the reader's exchange in parkSwap
+  Atomics.notify(i32, w); // pairs with the reader's wait on 0
+}
+
+/** close: every worker M (1..nms-1) stops. S_RT_STOP first, so an M woken for another reason
+ *  sees it too (stopped()). Main thread. */
+export function stopAll(views: Views, nms: number): void {
+  const i32 = views.i32;
+  Atomics.store(i32, S_RT_STOP >>> 2, 1); // pairs with the load in stopped()
+  for (let m = 1; m < nms; m++) {
+    const w = parkWord(views, m);
+    Atomics.or(i32, w, PARK_STOP); // pairs with the reader's exchange in parkSwap
+    Atomics.notify(i32, w); // pairs with the reader's wait on 0
+  }
+}
+
+/** Has the scheduler stopped (stopAll)? Any thread. */
+export function stopped(i32: Int32Array): boolean {
+  return Atomics.load(i32, S_RT_STOP >>> 2) !== 0; // pairs with stopAll's store
+}
+
+/** The reader's swap: takes every bit set since the last swap. The word's owner only. */
+export function parkSwap(i32: Int32Array, w: number): number {
+  return Atomics.exchange(i32, w, 0); // pairs with wakep's or and the writers above
+}
+
+/** Waits, without blocking the event loop, until a writer notifies (resolves at once when the
+ *  word is not 0 any more). Unbounded. The word's owner only. */
+export function parkWaitAsync(i32: Int32Array, w: number): Promise<unknown> | null {
+  const r = Atomics.waitAsync(i32, w, 0); // pairs with the notify of every writer above and wakep's
+  return r.async ? r.value : null;
+}
+
+/** What the ladders need of the sleeping M (bindings/runtime/m.ts). */
+export interface Sleeper {
+  readonly views: Views;
+  /** Async tasks or awaited results pending on this M: the sleep needs the event loop. */
+  pendingWork(): boolean;
+  /** Tasks ran since this M's event loop last turned (DESIGN.md "Stranded callbacks"). */
+  dirty: boolean;
+  /** Writes MR_STATE (MS_*). */
+  state(s: number): void;
+  /** The scheduler stopped: the loop ends. */
+  stop(): void;
+  /** Settles the waiters whose results are in the inbox, if any. */
+  drainInbox(): void;
+  /** PARK_P: takes the P wakep handed over (acquireP). */
+  acquire(): void;
+  /** Turns the event loop until every announced shared buffer is received. */
+  receiveShares(): Promise<void>;
+}
+
+/**
+ * The sleep of a worker M without a P: until a P is handed over (PARK_P), or the scheduler
+ * stops. The ladder: spinLimit polls, then yieldLimit waits of 1 us (a way of yielding the CPU,
+ * not a deadline), then an unbounded Atomics.wait; with async work pending on the M,
+ * Atomics.waitAsync, so its I/O still completes. Results for the M's waiters (PARK_INBOX) are
+ * delivered on the way, without ending the sleep. The owning M only.
+ */
+export class Parker {
+  private readonly m: Sleeper;
+  private readonly word: number;
+  private readonly spinLimit: number;
+  private readonly yieldLimit: number;
+
+  constructor(m: Sleeper, mid: number, spinLimit: number, yieldLimit: number) {
+    this.m = m;
+    this.word = parkWord(m.views, mid);
+    this.spinLimit = spinLimit;
+    this.yieldLimit = yieldLimit;
+  }
+
+  /** Sleeps; null when it slept and woke synchronously, the common case (nothing async on
+   *  this M), so a woken M goes straight back to its loop without a turn through promises.
+   *  Otherwise a promise of the rest of the sleep. `idle` gets the time slept (ms). */
+  sleep(idle: (ms: number) => void): Promise<void> | null {
+    const t0 = now();
+    if (this.sleepSync()) {
+      idle(now() - t0);
+      return null;
+    }
+    return this.sleepAsync().finally(() => idle(now() - t0));
+  }
+
+  /**
+   * The ladder without the event loop: true when woken (holding a P, or stopping); false as soon
+   * as the sleep needs the event loop (async tasks or waiters pending on this M, or a shared
+   * buffer to receive), with the park word's bits left for sleepAsync.
+   */
+  private sleepSync(): boolean {
+    const m = this.m;
+    const i32 = m.views.i32;
+    const w = this.word;
+    let rung = 0;
+    for (;;) {
+      if (m.pendingWork()) return false;
+      const x = parkSwap(i32, w);
+      if ((x & PARK_MSG) !== 0) {
+        Atomics.or(i32, w, x); // back for sleepAsync, which swaps first (no notify needed): pairs with its parkSwap
+        return false;
+      }
+      if (this.woke(x)) return true;
+      // Before a deep sleep, callbacks the tasks left (a timer, a promise reaction) get the event
+      // loop: sleepAsync takes a turn first and does not block while they are pending.
+      if (rung >= this.spinLimit + this.yieldLimit && (m.dirty || pendingCallbacks())) {
+        return false; // woke(x) acted on the bits seen already
+      }
+      this.rung(i32, rung++);
+    }
+  }
+
+  /** sleepSync's ladder for when the event loop must turn: shared buffers to receive, or async
+   *  tasks and waiters pending (Atomics.waitAsync). */
+  private async sleepAsync(): Promise<void> {
+    const m = this.m;
+    const i32 = m.views.i32;
+    const w = this.word;
+    let rung = 0;
+    for (;;) {
+      const x = parkSwap(i32, w);
+      if ((x & PARK_MSG) !== 0) {
+        // Stop first, as in woke(); then the buffers, before woke() drains the inbox (a result
+        // may hold one of them) and takes the P.
+        if (stopped(i32)) { m.stop(); return; }
+        await m.receiveShares();
+      }
+      if (this.woke(x)) return;
+      if (m.dirty) {
+        // A turn of the event loop for what the tasks left behind: microtasks, immediates and
+        // due timers run now, not inside a later unrelated task.
+        m.dirty = false;
+        m.state(MS_YIELD);
+        await macrotask();
+        continue;
+      }
+      if (m.pendingWork() || pendingCallbacks()) {
+        m.state(MS_SLEEP_ASYNC);
+        const p = parkWaitAsync(i32, w); // settles run meanwhile
+        if (p !== null) await p;
+        continue;
+      }
+      this.rung(i32, rung++);
+    }
+  }
+
+  /** Rung k of the ladder: the first spinLimit are polls, the next yieldLimit waits of 1 us,
+   *  then an unbounded Atomics.wait (see the head of this file: no wake-up is lost). */
+  private rung(i32: Int32Array, k: number): void {
+    this.m.state(MS_SLEEP);
+    if (k < this.spinLimit) return;
+    Atomics.wait(i32, this.word, 0, k < this.spinLimit + this.yieldLimit ? 0.001 : Infinity); // pairs with the notify of every writer and wakep's
+  }
+
+  /** The park word's bits x (PARK_MSG aside) after a swap: true when the sleep is over. */
+  private woke(x: number): boolean {
+    const m = this.m;
+    if (stopped(m.views.i32)) { m.stop(); return true; }
+    m.drainInbox(); // PARK_INBOX or not: the inbox itself says (a push sets the bit after)
+    if ((x & PARK_P) === 0) return false;
+    m.acquire();
+    return true;
+  }
+}

@@ -1,0 +1,87 @@
+// ctx.spawn and ctx.join from a task on a worker M (docs/DESIGN.md "Results and joins",
+// "Spawning at capacity"): a child becomes a G on this M's P (or runs inline when the G table is
+// full); a join checks its Tasks and encodes its shape, and the task's return of it makes the
+// task's G a join continuation (m.ts join, join.ts joinChildren). The spawning M only.
+
+import { G_PARENT, G_PRIO, G_SPAWN_TIME, G_TOKEN_SHIFT, PARENT_SPAWNER } from '../../assembly/shared/layout.js';
+import { encodeValue } from '../codec/index.js';
+import type { Core } from '../core/core.js';
+import type { TaskContext } from './context.js';
+import { asMemoryError, joinForeignTaskError, joinUsedTaskError } from './errors.js';
+import { spawnInline, type InlineHost } from './inline.js';
+import { shapeOf } from './joinshape.js';
+import { JoinRequest, Task, USE_FREE, USE_JOINED } from './task.js';
+import { traceClock } from './trace.js';
+
+/** What spawning needs of its M besides inline runs. */
+export interface SpawnHost extends InlineHost {
+  readonly core: Core;
+  readonly p: number;
+  /** Does this M record an event trace (then the core's newproc records the spawn)? */
+  readonly tracing: boolean;
+  /** Task id of `name`, or throws unknownTaskError. */
+  taskId(name: string): number;
+  /** Counts a spawn for latency sampling: true for the one in LATENCY_SAMPLE that is timed. */
+  sample(): boolean;
+  /** A core call inside a task failed: the error the task sees (m.ts coreFault). */
+  coreFault(op: string, e: unknown): Error;
+}
+
+/** ctx.spawn(name, ...args) of the task of ctx; cls: the child's class byte, -1 to inherit. */
+export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, args: unknown[], cls: number): Task<unknown> {
+  const id = h.taskId(name);
+  const core = h.core;
+  const gs = h.gs;
+  let g: number;
+  try { g = core.gfGet(h.p); } catch (e) { throw h.coreFault('gfGet', e); }
+  if (g === 0) return spawnInline(h, ctx, id, name, args, cls); // at maxTasks or maxMemoryMB
+  const a = gs.addr(g);
+  try {
+    gs.init(g, a, id, args, name);
+  } catch (e) {
+    try { core.gfPut(h.p, g); } catch (f) { throw h.coreFault('gfPut', f); }
+    throw asMemoryError(e, `spawn('${name}')`, h.maxMemoryMB);
+  }
+  const v = gs.views;
+  v.u32[(a + G_PARENT) >>> 2] = (PARENT_SPAWNER | h.mid) >>> 0; // whose handle it is, until a join links it (recover.ts detachOrphans)
+  const prio = (ctx.token << G_TOKEN_SHIFT) | (cls < 0 ? ctx.cls : cls); // children inherit the token and the class
+  if (prio !== 0) v.u32[(a + G_PRIO) >>> 2] = prio;
+  if (h.sample()) v.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
+  const t = new Task(h, g, gs.gen(a), name);
+  h.kids.add(ctx, h.running, t);
+  h.countSpawned();
+  // newproc records the spawn (dated by the clock reads around this task); an M that does not trace
+  // calls ready, newproc's other half, and pays nothing for tracing.
+  try {
+    if (!h.tracing) core.ready(h.p, g, 1);
+    else core.newproc(h.p, h.mid, g, ctx.g);
+  } catch (e) {
+    throw h.coreFault(!h.tracing ? 'ready' : 'newproc', e);
+  }
+  return t;
+}
+
+/** ctx.join(name, ...args): checks the Tasks among args (this M's, not yet awaited or joined)
+ *  and encodes the join's shape when args are not exactly Tasks (joinshape.ts). */
+export function joinRequest(h: SpawnHost, name: string, args: unknown[]): JoinRequest {
+  const id = h.taskId(name);
+  const { tasks, shape } = shapeOf(args, isTask, (t, where) => {
+    if (t.owner !== h) throw joinForeignTaskError(name, where);
+    if (t.use !== USE_FREE) throw joinUsedTaskError(name, t.name, where);
+  });
+  let block = 0;
+  if (shape !== null) {
+    const gs = h.gs;
+    try {
+      block = encodeValue(gs.views, gs.heap, shape, `ctx.join('${name}'): its plain arguments`, gs.shared);
+    } catch (e) {
+      throw asMemoryError(e, `ctx.join('${name}')`, h.maxMemoryMB);
+    }
+  }
+  for (let i = 0; i < tasks.length; i++) tasks[i].use = USE_JOINED;
+  return new JoinRequest(id, tasks, block);
+}
+
+function isTask(x: unknown): x is Task<unknown> {
+  return x instanceof Task;
+}
