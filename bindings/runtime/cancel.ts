@@ -26,7 +26,7 @@ export class CancelTokens {
     if (base === 0) throw reserveError('cancellation', `the token flags (${CANCEL_TOKENS} bytes)`);
     views.refresh();
     views.u8.fill(0, base, base + CANCEL_TOKENS);
-    Atomics.store(views.u32, S_RT_CANCEL >>> 2, base); // read by every M at start
+    Atomics.store(views.u32, S_RT_CANCEL >>> 2, base); // pairs with isCancelled's load of the base on the Ms (before any cancellable G reaches them)
     this.base = base;
   }
 
@@ -36,7 +36,7 @@ export class CancelTokens {
     if (this.next < CANCEL_TOKENS) t = this.next++;
     else if (this.free.length !== 0) t = this.free.shift()!;
     else return 0;
-    Atomics.store(this.views.u8, this.base + t, 0);
+    Atomics.store(this.views.u8, this.base + t, 0); // pairs with isCancelled's load: a reused token starts clear
     return t;
   }
 

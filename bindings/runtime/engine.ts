@@ -414,7 +414,7 @@ export class Engine implements TaskOwner {
       const a = gs.addr(g);
       gs.setSchedlink(a, i + 1 < n ? batch[i + 1] : 0);
       if (this.opts.debug) core.gSetStatus(g, G_DEAD, G_RUNNABLE);
-      else Atomics.store(this.views.u32, a >>> 2, G_RUNNABLE); // G_STATUS; published by the queue lock
+      else Atomics.store(this.views.u32, a >>> 2, G_RUNNABLE); // G_STATUS: pairs with the M's load after globrunqGet (published by the queue lock)
     }
     core.globrunqPutBatch(batch[0], batch[n - 1], n);
     batch.length = 0;

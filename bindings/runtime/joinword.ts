@@ -40,7 +40,7 @@ export function joinWord(i32: Int32Array, a: number): number {
 /** submit: the main thread (M0) will await this root G. Before the G is readied (nobody else
  *  can see it yet). */
 export function joinWaiterInit(i32: Int32Array, a: number, mid: number): void {
-  Atomics.store(i32, (a + G_JOIN) >>> 2, mid + 1); // published by ready's queue put
+  Atomics.store(i32, (a + G_JOIN) >>> 2, mid + 1); // pairs with joinFinish's or on the M that runs it (published by ready's queue put)
 }
 
 /** Is the G at a linked to a join continuation already (its finisher may then write straight
@@ -107,7 +107,7 @@ export function joinDetach(i32: Int32Array, a: number): number {
 /** makeContinuation: n children to wait for, plus the joiner's guard. The joining M, before
  *  any joinLink. */
 export function joinArm(i32: Int32Array, pa: number, n: number): void {
-  Atomics.store(i32, (pa + G_PENDING) >>> 2, n + 1); // the +1 guard: dropped by the joiner's last joinRelease
+  Atomics.store(i32, (pa + G_PENDING) >>> 2, n + 1); // the +1 guard, dropped by the joiner's last joinRelease: pairs with the children's joinRelease (published by joinLink's CAS)
 }
 
 /** One child's result is in the continuation's slot, or the joiner drops its guard: true when

@@ -60,7 +60,7 @@ export class LatencyRecorder {
     const v = this.views;
     const us = ms * 1000;
     const idx = (this.base >>> 2) + which * BUCKETS + bucketOf(us);
-    Atomics.store(v.u32, idx, v.u32[idx] + 1); // one writer; stats() loads it
+    Atomics.store(v.u32, idx, v.u32[idx] + 1); // one writer (the owner's plain read is its own): pairs with readLatency's load
     const maxAddr = (this.base + 2 * BUCKETS * 4 + which * 8) >>> 3;
     if (us > v.f64[maxAddr]) v.f64[maxAddr] = us;
   }
@@ -96,7 +96,7 @@ export function readLatency(views: Views, nms: number): { queue: LatencySummary;
     if (base === 0) continue;
     if (base + HIST_BYTES > views.end) views.refresh();
     for (let w = 0; w < 2; w++) {
-      for (let b = 0; b < BUCKETS; b++) merged[w][b] += Atomics.load(views.u32, (base >>> 2) + w * BUCKETS + b);
+      for (let b = 0; b < BUCKETS; b++) merged[w][b] += Atomics.load(views.u32, (base >>> 2) + w * BUCKETS + b); // pairs with the owner's store in LatencyRecorder
       max[w] = Math.max(max[w], views.f64[(base + 2 * BUCKETS * 4 + w * 8) >>> 3]);
     }
   }

@@ -34,7 +34,7 @@ function recoverer(gs: GSlots, core: Core): Finisher {
   return {
     gs, core, views: gs.views, p: -1, mid: -1,
     setStatus(_g: number, a: number, _from: number, to: number): void {
-      Atomics.store(i32, (a + G_STATUS) >>> 2, to); // published by the join word's or, or the parent's count, that follows
+      Atomics.store(i32, (a + G_STATUS) >>> 2, to); // pairs with the loads of whoever takes the result, through the join word's or (or the parent's count) that follows
     },
     deliverLocal(g: number): void {
       throw internalError(`crash recovery delivering g=${g} to itself`); // mid -1 is nobody's waiter index
@@ -60,24 +60,24 @@ export function casualties(gs: GSlots, mid: number): Casualties {
   v.refresh();
   const u32 = v.u32;
   let running = u32[(mAddr(v, mid) + MR_CURG) >>> 2];
-  if (running !== 0 && Atomics.load(v.i32, (gs.addr(running) + G_STATUS) >>> 2) !== G_RUNNING) running = 0;
+  if (running !== 0 && Atomics.load(v.i32, (gs.addr(running) + G_STATUS) >>> 2) !== G_RUNNING) running = 0; // pairs with the dead M's last status store (it is gone: terminate returned)
   const below: number[] = [];
   for (let g = running !== 0 ? gs.schedlink(gs.addr(running)) : 0; g !== 0 && below.length < 1 << 20; g = gs.schedlink(gs.addr(g))) {
-    if (Atomics.load(v.i32, (gs.addr(g) + G_STATUS) >>> 2) !== G_RUNNING) break;
+    if (Atomics.load(v.i32, (gs.addr(g) + G_STATUS) >>> 2) !== G_RUNNING) break; // the same
     below.push(g);
   }
   const pinned: number[] = [];
   const want = (SCHEDLINK_PINNED | mid) >>> 0;
-  const gcap = Atomics.load(u32, (HEADER + H_GCAP) >>> 2);
+  const gcap = Atomics.load(u32, (HEADER + H_GCAP) >>> 2); // pairs with the table's growth (gfGet, under sched.lock)
   for (let g = 1; g < gcap; g++) {
     const a = gs.addr(g);
-    if (gs.schedlink(a) === want && Atomics.load(v.i32, (a + G_STATUS) >>> 2) === G_WAITING) pinned.push(g);
+    if (gs.schedlink(a) === want && Atomics.load(v.i32, (a + G_STATUS) >>> 2) === G_WAITING) pinned.push(g); // pairs with the dead M's status stores
   }
   const nprocs = u32[(HEADER + H_NPROCS) >>> 2];
   let p = -1;
   for (let q = 0; q < nprocs; q++) {
     const pa = pAddr(v, q);
-    if (Atomics.load(v.i32, (pa + P_STATUS) >>> 2) !== P_IDLE && Atomics.load(v.i32, (pa + P_M) >>> 2) === mid + 1) p = q;
+    if (Atomics.load(v.i32, (pa + P_STATUS) >>> 2) !== P_IDLE && Atomics.load(v.i32, (pa + P_M) >>> 2) === mid + 1) p = q; // pairs with acquireP's and stopM's stores
   }
   return { running, below, pinned, p };
 }
@@ -93,7 +93,7 @@ export function casualties(gs: GSlots, mid: number): Casualties {
 export function detachOrphans(gs: GSlots, core: Core, mid: number): number {
   const v = gs.views;
   const want = (PARENT_SPAWNER | mid) >>> 0;
-  const gcap = Atomics.load(v.u32, (HEADER + H_GCAP) >>> 2);
+  const gcap = Atomics.load(v.u32, (HEADER + H_GCAP) >>> 2); // pairs with the table's growth (gfGet, under sched.lock)
   let n = 0;
   for (let g = 1; g < gcap; g++) {
     const a = gs.addr(g);

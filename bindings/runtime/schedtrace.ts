@@ -33,10 +33,10 @@ export function schedtraceLines(st: SchedulerStats, views: Views, sinceMs: numbe
   for (const p of st.procs) if (p.m !== null) pOf.set(p.m, p.id);
   for (const m of st.threads) {
     const b = mAddr(views, m.id);
-    const spinning = Atomics.load(views.i32, (b + M_SPINNING) >>> 2) !== 0;
+    const spinning = Atomics.load(views.i32, (b + M_SPINNING) >>> 2) !== 0; // pairs with wakep's and stopM's stores (a snapshot)
     const p = pOf.get(m.id);
     // blocked: a worker M holding no P and not about to take one is parked on its futex word.
-    const blocked = m.id !== 0 && p === undefined && Atomics.load(views.i32, (b + M_NEXTP) >>> 2) === 0;
+    const blocked = m.id !== 0 && p === undefined && Atomics.load(views.i32, (b + M_NEXTP) >>> 2) === 0; // pairs with wakep's store and acquireP's
     lines.push(`  M${m.id}: p=${p === undefined ? 'nil' : p} curg=${m.curg === 0 ? 'nil' : m.curg} mallocing=0 throwing=0 ` +
       `preemptoff= locks=0 dying=0 spinning=${spinning} blocked=${blocked} lockedg=nil`);
   }

@@ -155,21 +155,21 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
   const procs: PStats[] = [];
   const totals = { spawned: 0, executed: 0, stealOps: 0, stolen: 0, overflows: 0, globalHits: 0, localHits: 0, runnextHits: 0, forks: 0, forkInline: 0 };
   const reservedPs = new Set<number>();
-  for (let e = Atomics.load(i32, S_RT_PRESERVE >>> 2), k = 0; e !== 0 && k < nprocs; k++) { // racy walk: a snapshot
+  for (let e = Atomics.load(i32, S_RT_PRESERVE >>> 2), k = 0; e !== 0 && k < nprocs; k++) { // pairs with pReserve's and handoff's stores: a racy walk, a snapshot
     reservedPs.add(e - 1);
-    e = Atomics.load(i32, (pAddr(v, e - 1) + P_LINK) >>> 2);
+    e = Atomics.load(i32, (pAddr(v, e - 1) + P_LINK) >>> 2); // pairs with pReserve's and pRetire's stores under sched.lock (a snapshot)
   }
   for (let p = 0; p < nprocs; p++) {
     const b = pAddr(v, p);
     const c = (b + P_COUNTERS) >>> 3;
-    const pm = Atomics.load(i32, (b + P_M) >>> 2);
+    const pm = Atomics.load(i32, (b + P_M) >>> 2); // pairs with acquireP's and stopM's stores (a snapshot)
     const s: PStats = {
       id: p,
-      status: Atomics.load(i32, (b + P_STATUS) >>> 2) !== P_IDLE ? 'running' : reservedPs.has(p) ? 'reserved' : 'idle',
+      status: Atomics.load(i32, (b + P_STATUS) >>> 2) !== P_IDLE ? 'running' : reservedPs.has(p) ? 'reserved' : 'idle', // pairs with acquireP's and stopM's stores (a snapshot)
       m: pm === 0 ? null : pm - 1,
       schedtick: u32[(b + P_SCHEDTICK) >>> 2],
       runqsize: core.runqLen(p),
-      runnext: Atomics.load(i32, (b + P_RUNNEXT) >>> 2) !== 0 ? 1 : 0,
+      runnext: Atomics.load(i32, (b + P_RUNNEXT) >>> 2) !== 0 ? 1 : 0, // pairs with runqPut's and the thieves' CAS (a snapshot)
       gfreecnt: u32[(b + P_GFREE_N) >>> 2],
       spawned: f64[c + PC_SPAWNED / 8],
       executed: f64[c + PC_EXECUTED / 8],
@@ -181,8 +181,8 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       globalHits: f64[c + PC_GLOBAL_HITS / 8],
       stealOps: f64[c + PC_STEAL_OPS / 8],
       stolen: f64[c + PC_STOLEN / 8],
-      stolenFromOps: Atomics.load(u32, (b + P_STEAL_FROM_OPS) >>> 2),
-      stolenFrom: Atomics.load(u32, (b + P_STOLEN_FROM) >>> 2),
+      stolenFromOps: Atomics.load(u32, (b + P_STEAL_FROM_OPS) >>> 2), // pairs with the thieves' add (a snapshot)
+      stolenFrom: Atomics.load(u32, (b + P_STOLEN_FROM) >>> 2), // pairs with the thieves' add (a snapshot)
       overflows: f64[c + PC_OVERFLOWS / 8],
       spins: f64[c + PC_SPINS / 8],
       stealMisses: f64[c + PC_STEAL_MISSES / 8],
@@ -218,9 +218,9 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       idleMs: f64[(b + MR_IDLE_MS) >>> 3],
       yields: f64[(b + MR_YIELDS) >>> 3],
       state: STATES[u32[(b + MR_STATE) >>> 2]] ?? '',
-      spinning: Atomics.load(i32, (b + M_SPINNING) >>> 2) !== 0,
-      nextp: Atomics.load(i32, (b + M_NEXTP) >>> 2) === 0 ? null : Atomics.load(i32, (b + M_NEXTP) >>> 2) - 1,
-      park: Atomics.load(i32, (b + M_PARK) >>> 2),
+      spinning: Atomics.load(i32, (b + M_SPINNING) >>> 2) !== 0, // pairs with wakep's and stopM's stores (a snapshot)
+      nextp: Atomics.load(i32, (b + M_NEXTP) >>> 2) === 0 ? null : Atomics.load(i32, (b + M_NEXTP) >>> 2) - 1, // pairs with wakep's store and acquireP's (a snapshot)
+      park: Atomics.load(i32, (b + M_PARK) >>> 2), // pairs with the park word's writers and the sleeper's swap (park.ts) (a snapshot)
     });
   }
   const sc = S_COUNTERS >>> 3;
@@ -228,29 +228,29 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
     procs,
     threads,
     sched: {
-      runqueue: Atomics.load(i32, S_RUNQ_SIZE >>> 2),
-      highqueue: Atomics.load(i32, S_RUNQH_SIZE >>> 2),
-      lowqueue: Atomics.load(i32, S_RUNQL_SIZE >>> 2),
-      idleprocs: Atomics.load(i32, S_NPIDLE >>> 2),
-      idlethreads: Atomics.load(i32, S_NMIDLE >>> 2),
-      spinningthreads: Atomics.load(i32, S_NMSPINNING >>> 2),
-      needspinning: Atomics.load(i32, S_NEEDSPINNING >>> 2),
+      runqueue: Atomics.load(i32, S_RUNQ_SIZE >>> 2), // pairs with the size stores under sched.lock (a snapshot)
+      highqueue: Atomics.load(i32, S_RUNQH_SIZE >>> 2), // the same (a snapshot)
+      lowqueue: Atomics.load(i32, S_RUNQL_SIZE >>> 2), // the same (a snapshot)
+      idleprocs: Atomics.load(i32, S_NPIDLE >>> 2), // pairs with pidlePut's and pidleGet's stores under sched.lock (a snapshot)
+      idlethreads: Atomics.load(i32, S_NMIDLE >>> 2), // pairs with mPut's and mGet's stores under sched.lock (a snapshot)
+      spinningthreads: Atomics.load(i32, S_NMSPINNING >>> 2), // pairs with wakep's CAS and stopM's decrement (a snapshot)
+      needspinning: Atomics.load(i32, S_NEEDSPINNING >>> 2), // pairs with wakep's store (a snapshot)
       globalPuts: f64[sc + SC_GLOB_PUT / 8],
       globalGets: f64[sc + SC_GLOB_GET / 8],
       lockAcquisitions: f64[sc + SC_LOCK_ACQ / 8],
-      gcap: Atomics.load(u32, (HEADER + H_GCAP) >>> 2),
+      gcap: Atomics.load(u32, (HEADER + H_GCAP) >>> 2), // pairs with the table's growth (gfGet, under sched.lock) (a snapshot)
       gmax: u32[(HEADER + H_GMAX) >>> 2],
       tableGrows: f64[sc + SC_GROWS / 8],
-      gfreeGlobal: Atomics.load(i32, S_GFREE_N >>> 2),
+      gfreeGlobal: Atomics.load(i32, S_GFREE_N >>> 2), // pairs with the global free list's adds (a snapshot)
       heapAllocs: f64[sc + SC_HEAP_ALLOCS / 8],
       heapFrees: f64[sc + SC_HEAP_FREES / 8],
       heapBytes: f64[sc + SC_HEAP_BYTES / 8],
       heapLiveBlocks: f64[sc + SC_HEAP_ALLOCS / 8] - f64[sc + SC_HEAP_FREES / 8] - reserved,
-      schedLock: Atomics.load(i32, S_LOCK >>> 2),
-      heapLock: Atomics.load(i32, S_HEAP_LOCK >>> 2),
-      spareProcs: Atomics.load(i32, S_RT_NPRESERVE >>> 2),
-      handoffs: Atomics.load(i32, S_RT_HANDOFFS >>> 2),
-      retires: Atomics.load(i32, S_RT_RETIRES >>> 2),
+      schedLock: Atomics.load(i32, S_LOCK >>> 2), // pairs with the lock's CAS and swaps (lock.ts) (a snapshot)
+      heapLock: Atomics.load(i32, S_HEAP_LOCK >>> 2), // the same (a snapshot)
+      spareProcs: Atomics.load(i32, S_RT_NPRESERVE >>> 2), // pairs with pReserve's and handoff's stores (a snapshot)
+      handoffs: Atomics.load(i32, S_RT_HANDOFFS >>> 2), // pairs with handoff's store under sched.lock (a snapshot)
+      retires: Atomics.load(i32, S_RT_RETIRES >>> 2), // pairs with pRetire's store under sched.lock (a snapshot)
       restarts: 0,
       spareThreads: 0,
     },

@@ -78,14 +78,14 @@ export class Sysmon {
     const t = this.clock();
     let stuck = 0;
     let queued = Atomics.load(i32, S_RUNQ_SIZE >>> 2) > 0 || Atomics.load(i32, S_RUNQH_SIZE >>> 2) > 0 || // pairs with the size stores under sched.lock
-      Atomics.load(i32, S_RUNQL_SIZE >>> 2) > 0;
+      Atomics.load(i32, S_RUNQL_SIZE >>> 2) > 0; // the same
     for (let p = 0; p < this.nprocs; p++) {
       const pa = pAddr(this.views, p);
       if (Atomics.load(i32, (pa + P_STATUS) >>> 2) === P_IDLE) { this.done[p] = -1; continue; } // pairs with acquireP/stopM
       const m = Atomics.load(i32, (pa + P_M) >>> 2) - 1; // pairs with acquireP's store
       const tick = Atomics.load(u32, (pa + P_SCHEDTICK) >>> 2); // pairs with execute's store
       const ma = m >= 0 ? mAddr(this.views, m) : 0;
-      const g = m >= 0 ? Atomics.load(u32, (ma + MR_CURG) >>> 2) : 0; // the M's own store; a stale value only delays
+      const g = m >= 0 ? Atomics.load(u32, (ma + MR_CURG) >>> 2) : 0; // pairs with the M's plain store in enter/leave; a stale value only delays
       const done = m >= 0 ? this.views.f64[(ma + MR_FINISHED) >>> 3] : -1; // the M's own counter: a stale value only delays
       if (g === 0 || tick !== this.tick[p] || done !== this.done[p]) {
         this.tick[p] = tick;
@@ -101,7 +101,7 @@ export class Sysmon {
     const asked = Atomics.load(i32, S_RT_GIVEBACK >>> 2) !== 0; // pairs with the Ms' CAS
     if (out > want) {
       if (idle > 0) {
-        if (asked) Atomics.store(i32, S_RT_GIVEBACK >>> 2, 0); // an idle P will do
+        if (asked) Atomics.store(i32, S_RT_GIVEBACK >>> 2, 0); // an idle P will do: pairs with the Ms' load and CAS in schedule
         const p = this.core.pRetire();
         if (p >= 0) { this.onEvent?.('retire', p); return 'retired'; }
         return null;
@@ -114,7 +114,7 @@ export class Sysmon {
       }
       return null;
     }
-    if (asked) Atomics.store(i32, S_RT_GIVEBACK >>> 2, 0); // stuck again meanwhile: keep the spare
+    if (asked) Atomics.store(i32, S_RT_GIVEBACK >>> 2, 0); // stuck again meanwhile, keep the spare: pairs with the Ms' load and CAS in schedule
     if (out < want && queued && idle === 0 && Atomics.load(i32, S_NMSPINNING >>> 2) === 0 && // pairs with the nmspinning RMWs
       Atomics.load(i32, S_RT_NPRESERVE >>> 2) > 0) { // pairs with the reserve's stores under sched.lock
       const p = this.core.handoff();

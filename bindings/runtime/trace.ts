@@ -212,7 +212,7 @@ export class TraceWriter {
       this.u32[this.posIdx] = pos;
     }
     this.u32[this.nextIdx] = pos + this.every; // plain: the M's own word
-    Atomics.store(this.u32, this.pubIdx, pos);
+    Atomics.store(this.u32, this.pubIdx, pos); // publish: pairs with readRing's load of MR_TRACE_PUB
     this.lastTime = now;
   }
 }
@@ -238,7 +238,7 @@ interface TraceEvent { t: number; kind: number; g: number; a: number; b: number 
 function readRing(views: Views, mAddr: number): TraceEvent[] {
   const buf = views.u32[(mAddr + MR_TRACE_BUF) >>> 2];
   const slots = views.u32[(mAddr + MR_TRACE_CAP) >>> 2] * SLOTS_PER_EVENT;
-  const pos = Atomics.load(views.u32, (mAddr + MR_TRACE_PUB) >>> 2);
+  const pos = Atomics.load(views.u32, (mAddr + MR_TRACE_PUB) >>> 2); // pairs with the owner's publishing store (TraceWriter, the core's tracePut)
   const list: TraceEvent[] = [];
   if (buf === 0) return list;
   const u32 = views.u32;
