@@ -7,7 +7,7 @@
 //   finishG       the M that ran it (m.ts finish), or the main thread failing a crashed M's G
 //                 (recover.ts failG): stores the result, then JOIN_DONE (joinFinish), and hands
 //                 it on to whoever set a bit first
-//   awaitDone     the handle's owner awaiting it (m.ts awaitTask): its M index (joinAwait)
+//   awaitDone     the handle's owner awaiting it (waiters.ts): its M index (joinAwait)
 //   rootAwaited   the main thread, for a root G before it is readied (engine.ts submit)
 //   joinChildren  the M turning a G into a join continuation (m.ts join): JOIN_PARENT on each
 //                 child (joinLink), and the continuation's count (joinArm, joinRelease)
@@ -47,6 +47,7 @@ export interface Finisher {
  * Stores G g's result (or error) and hands it on: into its join continuation's slot, to the M
  * awaiting it, or nowhere when detached; nobody yet leaves it for the handle's owner. g is
  * G_RUNNING or G_WAITING (`from`) and goes G_DEAD. `name`: the task, for the codec's messages.
+ * The M that ran g (m.ts finish), or the main thread for a crashed M's G (recover.ts failG).
  */
 export function finishG(f: Finisher, g: number, a: number, from: number, value: unknown, isError: boolean, name: string): void {
   const gs = f.gs;

@@ -11,6 +11,8 @@
 //   JOIN_PARENT    joinChildren (joinLink): CAS, only while not done
 //   JOIN_DETACHED  detachG, detachOrphan (joinDetach): Atomics.or
 //   JOIN_FORK      fork.ts waitStolen (joinForkMark): CAS, only while not done
+// (fork.ts also stores the word of the Gs its forks run inline or keep as spares, by plain or
+// atomic stores: only the forking thread knows those Gs; DESIGN.md "Fork-join".)
 // Whoever sets its bit second sees the other's in the value it replaced, and hands the result
 // on: the finisher to the waiter, parent or nobody; the waiter or linker takes it itself; the
 // detacher frees it. The CAS writers never set a bit over DONE.
