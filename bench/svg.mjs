@@ -222,6 +222,7 @@ function workloadGroups(sum) {
     label: w.workload,
     bars: [
       { series: 'stealwork', value: w.stealwork },
+      { series: 'stealwork over its 1 P', value: w.self },
       { series: 'piscina', value: w.piscina },
       { series: 'Go', value: w.go },
     ],
@@ -231,7 +232,10 @@ function workloadGroups(sum) {
       groups.push({ label: `${w.workload}, per node`, bars: [{ series: 'stealwork', value: w.perNode }, { series: 'Go', value: w.goPerNode }] });
     }
   }
-  groups.push({ label: 'geometric mean', bars: [{ series: 'stealwork', value: sum.geomeanStealwork }, { series: 'Go', value: sum.geomeanGo }] });
+  groups.push({
+    label: 'geometric mean',
+    bars: [{ series: 'stealwork', value: sum.geomeanStealwork }, { series: 'stealwork over its 1 P', value: sum.geomeanSelf }, { series: 'Go', value: sum.geomeanGo }],
+  });
   return groups;
 }
 
@@ -291,7 +295,7 @@ export function drawChart(latest) {
       ? `; run ${wsuite.date}, ${wsuite.options.reps} repetitions, load average ${wsuite.machine.loadavg.map((x) => x.toFixed(1)).join(' ')}` : '';
     const top = Math.max(2, Math.ceil(2 * Math.max(...workloadGroups(work).flatMap((g) => g.bars.map((b) => b.value)).filter(Number.isFinite))) / 2);
     y = speedupPanel(svg, y + 10, `E. Real workloads: speed-up over each one's own one-thread code (${latest.options.procs} threads)`,
-      `stealwork (chunked UTS, ctx.fork elsewhere) and piscina over one plain JS thread; Go over Go sequential${when}`, workloadGroups(work), ['stealwork', 'piscina', 'Go'], top);
+      `stealwork (chunked UTS, ctx.fork elsewhere) and piscina over one plain JS thread, stealwork also over its own run on 1 P; Go over Go sequential${when}`, workloadGroups(work), ['stealwork', 'piscina', 'Go', 'stealwork over its 1 P'], top);
   }
   return svg.toString(Math.ceil(y + 10));
 }

@@ -17,8 +17,9 @@
 //   Mandelbrot   768 x 768, at most 1,000 iterations a pixel (rows through the set cost up to
 //                300x the rows above it); rows split in halves down to 4; checked pixel by pixel
 //                against one thread.
-// The speed-ups: stealwork's over one plain JS thread running the same kernels, Go's parallel
-// over Go's sequential code; their geometric means over the workloads, same run.
+// The speed-ups: stealwork's over one plain JS thread running the same kernels (and over its
+// own run of the same form on 1 P), Go's parallel over Go's sequential code; their geometric
+// means over the workloads, same run.
 
 import process from 'node:process';
 import { spawnSync } from 'node:child_process';
@@ -42,6 +43,8 @@ import { rows } from './kernels/mandel.mjs';
 const TASKS = new URL('./workload-tasks.mjs', import.meta.url);
 const POOL_WORKER = new URL('./workload-pool-worker.mjs', import.meta.url);
 const GO_DIR = fileURLToPath(new URL('./peers/go-workloads/', import.meta.url));
+/** The variant that runs stealwork's form of a workload on 1 P. */
+const ONE_P = 'stealwork 1 P';
 
 export function workloadSizes(quick) {
   return quick
@@ -85,6 +88,9 @@ async function runWorkloads(opts) {
   const res = new Results('workloads', `real workloads: stealwork (${P} Ps) and piscina (${P} threads) vs one JS thread; Go (GOMAXPROCS ${P}) vs Go sequential`, 'one JS thread');
   const go = buildGo(res);
   const sched = await startScheduler(Scheduler, { tasks: TASKS, procs: P });
+  // The package's own one-thread run: the same forms on 1 P, with no spare thread to lend (a
+  // spare would steal the forks queued behind a long task: a second thread).
+  const sched1 = await startScheduler(Scheduler, { tasks: TASKS, procs: 1, spareThreads: 0 });
   const pool = new Piscina({ filename: fileURLToPath(POOL_WORKER), minThreads: P, maxThreads: P });
   /** Per workload: stealwork's and Go's speed-up in the form the geometric mean takes. */
   const summary = [];
@@ -111,14 +117,21 @@ async function runWorkloads(opts) {
     for (const v of names) res.add({ group, variant: v, metric: 'time', unit: 'ms', better: 'lower', values: out.get(v) });
     const speed = {};
     for (const v of names) {
-      if (v === 'one JS thread' || v === 'Go sequential') continue;
+      if (v === 'one JS thread' || v === 'Go sequential' || v === ONE_P) continue;
       const base = variants[v].go ? goSeq : jsSeq;
       const xs = out.get(v).map((ms) => base / ms);
       speed[v] = median(xs);
       res.add({ group, variant: v, metric: variants[v].go ? 'speed-up vs Go sequential' : 'speed-up vs one JS thread', chart: v === geo.sw, values: xs });
     }
+    let self = NaN;
+    if (out.has(ONE_P)) {
+      const oneP = median(out.get(ONE_P));
+      const xs = out.get(geo.sw).map((ms) => oneP / ms);
+      self = median(xs);
+      res.add({ group, variant: geo.sw, metric: 'speed-up vs stealwork on 1 P', values: xs });
+    }
     summary.push({
-      workload: key, stealwork: speed[geo.sw], go: geo.go ? speed[geo.go] : NaN, piscina: speed.piscina, swForm: geo.sw, goForm: geo.go,
+      workload: key, stealwork: speed[geo.sw], self, go: geo.go ? speed[geo.go] : NaN, piscina: speed.piscina, swForm: geo.sw, goForm: geo.go,
       perNode: speed['stealwork fork per node'], goPerNode: speed['Go goroutine per node'],
     });
     return speed;
@@ -145,6 +158,7 @@ async function runWorkloads(opts) {
           'one JS thread': { run: async () => { const x = await timed(() => walk(t, root6)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}, want ${want}` }; } },
           'stealwork chunked': { run: async () => { const x = await timed(() => sched.run('utsChunk', ti, root6, S.chunk)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}` }; } },
           'stealwork fork per node': { run: async () => { const x = await timed(() => sched.run('utsTree', ti, ...root)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}` }; } },
+          [ONE_P]: { run: async () => { const x = await timed(() => sched1.run('utsChunk', ti, root6, S.chunk)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}` }; } },
           piscina: {
             run: async () => {
               const x = await timed(async () => {
@@ -174,6 +188,7 @@ async function runWorkloads(opts) {
       const variants = {
         'one JS thread': { run: async () => { const x = await timed(() => count(n, 0, 0, 0, 0)); return { ms: x.ms, ok: x.v === want, what: `${x.v}` }; } },
         'stealwork fork': { run: async () => { const x = await timed(() => sched.run('queens', n, 0, 0, 0, 0, cut)); return { ms: x.ms, ok: x.v === want, what: `${x.v}` }; } },
+        [ONE_P]: { run: async () => { const x = await timed(() => sched1.run('queens', n, 0, 0, 0, 0, cut)); return { ms: x.ms, ok: x.v === want, what: `${x.v}` }; } },
         piscina: {
           run: async () => {
             const x = await timed(async () => (await Promise.all(tasks.map(([row, cols, left, right]) => pool.run({ n, row, cols, left, right }, { name: 'queens' })))).reduce((a, b) => a + b, 0));
@@ -218,6 +233,7 @@ async function runWorkloads(opts) {
       const variants = {
         'one JS thread': { run: run(() => sort(a, b, 0, n, false)) },
         'stealwork fork': { run: run(() => sched.run('msort', abuf, bbuf, 0, n, false, cut)) },
+        [ONE_P]: { run: run(() => sched1.run('msort', abuf, bbuf, 0, n, false, cut)) },
         piscina: { run: run(() => poolSort(0, n, false)) },
       };
       if (go) {
@@ -250,6 +266,7 @@ async function runWorkloads(opts) {
       const variants = {
         'one JS thread': { run: run(() => rows(img, w, w, 0, w, maxIter)) },
         'stealwork fork': { run: run(() => sched.run('mandel', buf, w, w, 0, w, maxIter, grain)) },
+        [ONE_P]: { run: run(() => sched1.run('mandel', buf, w, w, 0, w, maxIter, grain)) },
         piscina: { run: run(async () => (await Promise.all(bands.map(([y0, y1]) => pool.run({ buf, w, h: w, y0, y1, maxIter }, { name: 'mandelRows' })))).reduce((x, y) => x + y, 0)) },
       };
       if (go) {
@@ -270,12 +287,14 @@ async function runWorkloads(opts) {
     }, blockMs);
   } finally {
     await closeSafely(sched);
+    await closeSafely(sched1);
     await pool.destroy();
   }
 
   const gSw = geomean(summary.map((s) => s.stealwork));
   const gGo = geomean(summary.map((s) => s.go));
-  res.extra.summary = { workloads: summary, geomeanStealwork: gSw, geomeanGo: gGo };
+  const gSelf = geomean(summary.map((s) => s.self));
+  res.extra.summary = { workloads: summary, geomeanStealwork: gSw, geomeanSelf: gSelf, geomeanGo: gGo };
   res.extra.sizes = S;
   return res;
 }
@@ -286,10 +305,10 @@ function printTargets(res, P) {
   if (!sum) return;
   console.log('\n  speed-up over its own one-thread code (median of the repetitions), the form in the geometric mean:');
   for (const s of sum.workloads) {
-    console.log(`    ${s.workload.padEnd(14)} stealwork ${s.swForm.replace('stealwork ', '')}: ${s.stealwork.toFixed(2)}x   ` +
+    console.log(`    ${s.workload.padEnd(14)} stealwork ${s.swForm.replace('stealwork ', '')}: ${s.stealwork.toFixed(2)}x (over 1 P: ${s.self.toFixed(2)}x)   ` +
       (s.goForm ? `${s.goForm}: ${s.go.toFixed(2)}x` : 'Go: skipped'));
   }
-  console.log(`  geometric mean: stealwork ${sum.geomeanStealwork.toFixed(2)}x over one JS thread; Go ${Number.isFinite(sum.geomeanGo) ? `${sum.geomeanGo.toFixed(2)}x` : 'n/a'} over Go sequential ` +
+  console.log(`  geometric mean: stealwork ${sum.geomeanStealwork.toFixed(2)}x over one JS thread, ${sum.geomeanSelf.toFixed(2)}x over its own run on 1 P; Go ${Number.isFinite(sum.geomeanGo) ? `${sum.geomeanGo.toFixed(2)}x` : 'n/a'} over Go sequential ` +
     '(target: stealwork >= Go)');
   const t3 = res.rows.find((r) => r.group.startsWith('UTS T3') && r.variant === 'stealwork fork per node' && r.metric.startsWith('speed-up'));
   if (t3) console.log(`  UTS T3, a fork per node, [nodes, leaves, depth] per node: ${t3.median.toFixed(2)}x one plain JS thread on ${P} Ps (target >= 1.3x)`);
