@@ -6,7 +6,7 @@
 // changed atomically, because spinning Ms and submitters read it without the lock.
 
 import {
-  M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE,
+  NONE, M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE,
 } from './shared/layout';
 import { mAddr, pAddr } from './mem';
 
@@ -17,10 +17,10 @@ export function pidlePut(p: i32): void {
   atomic.add<i32>(S_NPIDLE, 1); // pairs with lock-free npidle loads in ready/findRunnable
 }
 
-/** Pops an idle P; -1 when none. Holds sched.lock. */
+/** Pops an idle P; NONE when none. Holds sched.lock. */
 export function pidleGet(): i32 {
   let top = load<u32>(S_PIDLE); // plain: sched.lock held
-  if (top == 0) return -1;
+  if (top == 0) return NONE;
   let pp = pAddr(<i32>top - 1);
   store<u32>(S_PIDLE, load<u32>(pp, P_LINK)); // plain: sched.lock held
   store<u32>(pp, 0, P_LINK); // plain: sched.lock held
@@ -54,10 +54,10 @@ export function mPutLocked(m: i32): void {
   store<u32>(S_NMIDLE, load<u32>(S_NMIDLE) + 1); // plain: sched.lock held
 }
 
-/** Pops an idle M; -1 when none. Holds sched.lock. */
+/** Pops an idle M; NONE when none. Holds sched.lock. */
 export function mGet(): i32 {
   let top = load<u32>(S_MIDLE); // plain: sched.lock held
-  if (top == 0) return -1;
+  if (top == 0) return NONE;
   let mp = mAddr(<i32>top - 1);
   store<u32>(S_MIDLE, load<u32>(mp, M_LINK)); // plain: sched.lock held
   store<u32>(mp, 0, M_LINK); // plain: sched.lock held

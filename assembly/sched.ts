@@ -7,7 +7,7 @@
 // "Why no wake-up is lost" has the argument.
 
 import {
-  FLAG_GLOBAL_ONLY, G_PRIO, G_RUNNABLE, G_RUNNING, G_STATUS, M_NEXTP, M_PARK, PARK_P, M_SPINNING, PC_EXECUTED,
+  NONE, FLAG_GLOBAL_ONLY, G_PRIO, G_RUNNABLE, G_RUNNING, G_STATUS, M_NEXTP, M_PARK, PARK_P, M_SPINNING, PC_EXECUTED,
   PC_GLOBAL_HITS, PC_HIGH_HITS, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED, PC_SPINS,
   PC_STEAL_MISSES, PC_WAKEUPS, PC_HIGH_THROTTLES, P_COUNTERS, P_IDLE, P_M, P_RUNNEXT, P_RUNNING, P_SCHEDTICK, P_STATUS,
   S_MIDLE, S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_HEAD, S_RUNQ_SIZE, GLOBAL_CHECK_TICKS,
@@ -242,7 +242,7 @@ export function wakep(): void {
   if (atomic.load<i32>(S_NMSPINNING) != 0) return; // pairs with the nmspinning RMWs
   if (atomic.cmpxchg<i32>(S_NMSPINNING, 0, 1) != 0) return; // pairs with the nmspinning RMWs
   schedLock();
-  let p = load<u32>(S_MIDLE) != 0 ? pidleGet() : -1; // plain: sched.lock held
+  let p = load<u32>(S_MIDLE) != 0 ? pidleGet() : NONE; // plain: sched.lock held
   if (p < 0) {
     atomic.sub<i32>(S_NMSPINNING, 1); // undo: pairs with the nmspinning load/CAS in wakep
     atomic.store<u32>(S_NEEDSPINNING, 1); // pairs with the store in becomeSpinning
@@ -290,7 +290,7 @@ export function mPut(m: i32): void {
 
 /**
  * Takes an idle M off the idle-M list for the caller to hand work to (the runtime reserves a
- * spare M this way); returns its index, or -1 when none is idle. The M stays asleep on its park
+ * spare M this way); returns its index, or NONE when none is idle. The M stays asleep on its park
  * word until the caller wakes it; stopM's recheck leaves an M taken this way alone. Any thread.
  */
 export function mTake(): i32 {

@@ -13,7 +13,7 @@
 // changes only under sched.lock.
 
 import {
-  G_SCHEDLINK, M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_PARKS, PC_WAKEUPS, P_COUNTERS, P_IDLE, P_LINK,
+  NONE, G_SCHEDLINK, M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_PARKS, PC_WAKEUPS, P_COUNTERS, P_IDLE, P_LINK,
   P_M, P_STATUS, S_NMSPINNING, S_NPIDLE, S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
 } from './shared/layout';
 import { counterAdd, mAddr, nprocs, pAddr } from './mem';
@@ -47,7 +47,7 @@ export function pReserve(p: i32): i32 {
 /**
  * Moves some idle P to the reserve (the monitor: a stuck P got going again, so the lent P goes
  * back). Its M stays on the idle list: an idle P still always has an idle M. Returns the P, or
- * -1 when no P is idle. Any thread.
+ * NONE when no P is idle. Any thread.
  */
 export function pRetire(): i32 {
   schedLock();
@@ -63,14 +63,14 @@ export function pRetire(): i32 {
 /**
  * Go's handoffp, the lending form: takes a reserved P and an idle M, hands the P over in
  * M_NEXTP with the M counted spinning (it will steal the stuck P's queue), and wakes it.
- * Returns the P, or -1 when the reserve or the idle-M list is empty. Any thread.
+ * Returns the P, or NONE when the reserve or the idle-M list is empty. Any thread.
  */
 export function handoff(): i32 {
   schedLock();
   let top = load<u32>(S_RT_PRESERVE); // plain: sched.lock held
-  if (top == 0) { schedUnlock(); return -1; }
+  if (top == 0) { schedUnlock(); return NONE; }
   let m = mGet();
-  if (m < 0) { schedUnlock(); return -1; }
+  if (m < 0) { schedUnlock(); return NONE; }
   let p = <i32>top - 1;
   let pp = pAddr(p);
   store<u32>(S_RT_PRESERVE, load<u32>(pp, P_LINK)); // plain: sched.lock held

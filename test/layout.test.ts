@@ -50,6 +50,7 @@ const PINNED: Record<string, number> = {
   LOCK_CONTENDED: 2,
   STOP_SLEEP: 0,
   STOP_RETRY: -1,
+  NONE: -1,
 
   ORDER_RANDOM: 0,
   ORDER_ROUND_ROBIN: 1,

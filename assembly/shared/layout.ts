@@ -88,6 +88,10 @@ export const LOCK_CONTENDED = 2; // held, and a thread may sleep on the word: un
 export const STOP_SLEEP = 0; // p and m are idle: sleep on M_PARK, then acquireP
 export const STOP_RETRY = -1; // m was spinning, the recheck found work and m took an idle P: acquireP, then findRunnable
 
+// What a call that hands out a P or an M index returns when it has none to give (indexes are
+// >= 0): pidleGet, mGet, and the face's mTake, pRetire and handoff. Callers test `< 0`.
+export const NONE = -1;
+
 // Victim order policies and steal-threshold modes (header FLAGS word).
 export const ORDER_RANDOM = 0; // Go's randomOrder: random start, random coprime stride
 export const ORDER_ROUND_ROBIN = 1; // p+1, p+2, ... (the seed's comparison baseline)

@@ -81,8 +81,8 @@ export interface Core {
   /** M m without a P only: puts m on the idle list (start-up). */
   mPut(m: number): void;
   /** Any thread. Takes sched.lock and pops an idle M for the caller to hand work to (the
-   *  runtime's monitor reserves a spare M this way); its index, or -1 when none is idle. The M
-   *  stays asleep on its park word until the caller wakes it. */
+   *  runtime's monitor reserves a spare M this way); its index, or NONE (the layout's -1) when
+   *  none is idle. The M stays asleep on its park word until the caller wakes it. */
   mTake(): number;
   /** After waking: takes the P handed over in M_NEXTP and marks it running; returns its index.
    *  The P's high budget starts open (DESIGN.md "High work's budget"). */
@@ -111,10 +111,10 @@ export interface Core {
   // ---- The monitor (DESIGN.md "sysmon and handoff") -----------------------------------------
   /** Any thread (start-up). Moves idle P p to the spare reserve: 1, or 0 if p is not idle. */
   pReserve(p: number): number;
-  /** Any thread (the monitor). Moves an idle P back to the reserve; the P, or -1 if none idle. */
+  /** Any thread (the monitor). Moves an idle P back to the reserve; the P, or NONE if none idle. */
   pRetire(): number;
   /** Any thread (the monitor). Lends a reserved P to an idle M, counted spinning, and wakes it;
-   *  the P, or -1 when the reserve or the idle-M list is empty. */
+   *  the P, or NONE when the reserve or the idle-M list is empty. */
   handoff(): number;
   /** M m holding P p only, between two Gs (asked by the monitor: S_RT_GIVEBACK). Gives p back to
    *  the reserve: its runnext and ring go to the global queue, m to the idle list (then m

@@ -6,7 +6,7 @@
 // read lock-free, so it changes by atomic RMW.
 
 import {
-  M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE,
+  NONE, M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE,
 } from '../../../assembly/shared/layout.js';
 import { mWord, pWord, type Mem } from './mem.js';
 
@@ -25,11 +25,11 @@ export function pidlePut(m: Mem, p: number): void {
   Atomics.add(i32, NPIDLE_W, 1); // pairs with lock-free npidle loads (ready, findRunnable)
 }
 
-/** Pops an idle P; -1 when none. Holds sched.lock. */
+/** Pops an idle P; NONE when none. Holds sched.lock. */
 export function pidleGet(m: Mem): number {
   const i32 = m.i32;
   const top = i32[PIDLE_W]; // plain: under sched.lock
-  if (top === 0) return -1;
+  if (top === 0) return NONE;
   const p = top - 1;
   const w = pWord(p);
   i32[PIDLE_W] = i32[w + PLINK]; // plain: under sched.lock
@@ -74,11 +74,11 @@ export function mIdleAny(m: Mem): boolean {
   return m.i32[MIDLE_W] !== 0; // plain: under sched.lock
 }
 
-/** Pops an idle M; -1 when none. Holds sched.lock. */
+/** Pops an idle M; NONE when none. Holds sched.lock. */
 export function mGet(m: Mem): number {
   const i32 = m.i32;
   const top = i32[MIDLE_W]; // plain: under sched.lock
-  if (top === 0) return -1;
+  if (top === 0) return NONE;
   const mi = top - 1;
   const w = mWord(m, mi);
   i32[MIDLE_W] = i32[w + MLINK]; // plain: under sched.lock

@@ -336,7 +336,7 @@ export function mPut(m: Mem, mi: number): void {
 }
 
 /** Takes an idle M off the idle-M list for the caller to hand work to (the runtime reserves a
- *  spare M this way); its index, or -1 when none is idle. The M stays asleep on its park word
+ *  spare M this way); its index, or NONE when none is idle. The M stays asleep on its park word
  *  until the caller wakes it; stopM's recheck leaves an M taken this way alone. Any thread;
  *  takes sched.lock. */
 export function mTake(m: Mem): number {

@@ -4,7 +4,7 @@
 // off the idle list, so no M runs them and no thief visits them.
 
 import {
-  M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_PARKS, PC_WAKEUPS, P_IDLE, P_LINK, P_M, P_STATUS,
+  NONE, M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_PARKS, PC_WAKEUPS, P_IDLE, P_LINK, P_M, P_STATUS,
   S_NMSPINNING, S_NPIDLE, S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
 } from '../../../assembly/shared/layout.js';
 import { globrunqPutBatch } from './globrunq.js';
@@ -49,7 +49,7 @@ export function pReserve(m: Mem, p: number): number {
   return ok ? 1 : 0;
 }
 
-/** Moves some idle P to the reserve (its M stays idle); returns it, or -1 when none is idle.
+/** Moves some idle P to the reserve (its M stays idle); returns it, or NONE when none is idle.
  *  Any thread; takes sched.lock. */
 export function pRetire(m: Mem): number {
   schedLock(m);
@@ -63,14 +63,14 @@ export function pRetire(m: Mem): number {
 }
 
 /** Go's handoffp, the lending form: a reserved P goes to an idle M, counted spinning, which is
- *  woken. Returns the P, or -1 when the reserve or the idle-M list is empty. Any thread. */
+ *  woken. Returns the P, or NONE when the reserve or the idle-M list is empty. Any thread. */
 export function handoff(m: Mem): number {
   const i32 = m.i32;
   schedLock(m);
   const top = i32[PRESERVE_W]; // plain: under sched.lock
-  if (top === 0) { schedUnlock(m); return -1; }
+  if (top === 0) { schedUnlock(m); return NONE; }
   const mm = mGet(m);
-  if (mm < 0) { schedUnlock(m); return -1; }
+  if (mm < 0) { schedUnlock(m); return NONE; }
   const p = top - 1;
   const w = pWord(p);
   i32[PRESERVE_W] = i32[w + PLINK]; // plain: under sched.lock
