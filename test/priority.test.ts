@@ -3,7 +3,7 @@
 // high work (the budget), and a spare thread for a high task when every P is stuck. Both
 // backends, real threads; every wait bounded, no wall-clock assertion.
 import { describe, expect, it } from 'vitest';
-import { schedulers, within } from './helpers/runtime.js';
+import { schedulers, until, within } from './helpers/runtime.js';
 
 const start = schedulers();
 
@@ -98,7 +98,9 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     const s = await start(backend, 1, { spareThreads: 1 });
     let blockerDone = false;
     const blocker = s.run('blockFor', 2000).then((v) => { blockerDone = true; return v; });
-    await new Promise((r) => setTimeout(r, 20));
+    // The blocker holds the one P before the high task is submitted (a fixed pause let a loaded
+    // machine start the high task first, on the P, with no spare needed).
+    await until(() => s.stats().totals.executed >= 1, 20000, 'the blocker started');
     expect(await within(s.with({ priority: 'high' }).run('add1', 41), 20000, 'the high task')).toBe(42);
     expect(blockerDone, 'the high task waited for the blocker').toBe(false);
     expect(s.stats().sched.handoffs).toBeGreaterThanOrEqual(1);
