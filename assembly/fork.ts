@@ -48,7 +48,7 @@ export function forkPush(p: i32, m: i32, g: u32, parent: u32): i32 {
  * fn, argc, the arguments x0..x2 as number slots, G_PARENT = PARENT_SPAWNER | m, the join word
  * 0, and G_PRIO = GF_FORK with the cancellation token and class of the G running on m (MR_CURG:
  * the forker, whose tree they belong to). Then forkPush (the forker is the trace's parent), and
- * a wake-up of the joiners asleep on S_RT_FORK_EPOCH (forkWake). Returns g on the deque, -g when
+ * a wake-up of the joiners asleep on S_RT_FORK_EPOCH (forkWake) if one may sleep (S_RT_FORK_SLEEPERS). Returns g on the deque, -g when
  * the deque was full (g stays G_DEAD with its fields, for the forker to run inline), 0 when the
  * G table is full. M m holding P p only.
  */
@@ -70,9 +70,10 @@ export function forkNew(p: i32, m: i32, spare: u32, fn: u32, argc: u32, x0: f64,
   if (argc > 1) store<f64>(gp, x1, G_ARGS + 8);
   if (argc > 2) store<f64>(gp, x2, G_ARGS + 16);
   if (forkPush(p, m, g, parent) == 0) return -<i32>g;
-  // New work while a joiner sleeps: wake it (it may help). The push above comes first: pairs
-  // with the sleeper's add before its last look.
-  if (atomic.load<i32>(S_RT_FORK_SLEEPERS) != 0) forkWake();
+  // New work while a joiner may sleep: wake them all (they may help), once: the flag goes back
+  // to 0 with the wake-up, so the forks that follow pay one load each. The push above comes
+  // first: pairs with the sleeper's flag store before its last look.
+  if (atomic.load<i32>(S_RT_FORK_SLEEPERS) != 0 && atomic.xchg<i32>(S_RT_FORK_SLEEPERS, 0) != 0) forkWake();
   return <i32>g;
 }
 

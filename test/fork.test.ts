@@ -105,6 +105,18 @@ describe.each(['wasm', 'js'] as const)('fork-join (%s backend)', (backend) => {
     expectConserved(s.stats());
   });
 
+  it('a joiner asleep while its fork is stolen wakes at the thief\'s first fork and helps', async () => {
+    const s = await start(backend, 2, { spareThreads: 0 });
+    const paths = new SharedArrayBuffer(12);
+    expect(await within(s.run('forkSleeper', paths, 200, 30, 200), 30000, 'forkSleeper')).toBe(200);
+    const [onRoot, onThief, stolen] = new Int32Array(paths);
+    expect(stolen, 'forkLater stolen by the other thread').toBe(1);
+    expect(onRoot + onThief).toBe(200);
+    expect(onRoot, 'leaves the woken root ran').toBeGreaterThan(0);
+    await within(s.close(), 10000, 'close');
+    expectConserved(s.stats());
+  });
+
   it('more forks than a fork deque holds: the rest run at join', async () => {
     const s = await start(backend, 1, { spareThreads: 0 });
     const n = 1000;

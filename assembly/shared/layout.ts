@@ -185,7 +185,7 @@ export const S_RT_NPRESERVE = S_RT + 16; // reserved spare Ps: changed under sch
 export const S_RT_HANDOFFS = S_RT + 20; // spare Ps the monitor handed to an idle M (under sched.lock)
 export const S_RT_RETIRES = S_RT + 24; // Ps put back in reserve: idle ones by the monitor, busy ones given back (under sched.lock)
 export const S_RT_GIVEBACK = S_RT + 28; // 1: the monitor asks the next M that looks (every 64 tasks) to give its P back to the reserve
-export const S_RT_FORK_SLEEPERS = S_RT + 32; // fork joiners asleep on S_RT_FORK_EPOCH (atomic add by them; every fork push loads it)
+export const S_RT_FORK_SLEEPERS = S_RT + 32; // 1: a fork joiner may sleep on S_RT_FORK_EPOCH (stored by it before its last look; the fork push that sees it swaps it to 0 and wakes all)
 export const S_RT_FORK_EPOCH = S_RT + 36; // bumped (and notified) when a sleeping fork joiner may have something to do (DESIGN.md "Fork-join")
 export const CANCEL_TOKENS = 65536; // cancellation tokens; a G carries one in the high half of G_PRIO
 

@@ -262,8 +262,10 @@ export class ForkJoin implements ForkOwner {
     u32[(a + G_PARENT) >>> 2] = (PARENT_SPAWNER | h.mid) >>> 0; // whose it is, for crash recovery
     u32[(a + G_PRIO) >>> 2] = ((ctx.token << G_TOKEN_SHIFT) | GF_FORK | ctx.cls) >>> 0; // the token and class go down
     if (core.forkPush(h.p, h.mid, g, h.curg) === 0) return -g; // the trace's parent: the G running now
-    // New work while a joiner sleeps: wake it (it may help). Pairs with the sleepers' add in wait.
-    if (Atomics.load(h.views.i32, SLEEPERS_W) !== 0) forkWake(h.views);
+    // New work while a joiner may sleep: wake them all, once (as forkNew does). Pairs with the
+    // sleeper's flag store in waitStolen.
+    const i32 = h.views.i32;
+    if (Atomics.load(i32, SLEEPERS_W) !== 0 && Atomics.exchange(i32, SLEEPERS_W, 0) !== 0) forkWake(h.views);
     return g;
   }
 
@@ -327,14 +329,14 @@ export class ForkJoin implements ForkOwner {
       }
       if (++idle < HELP_SPINS) continue;
       idle = 0;
-      // Sleep: read the epoch, count this joiner asleep, mark f (its finisher bumps the epoch),
-      // look once more, then wait while the epoch is unchanged.
+      // Sleep: read the epoch, raise the sleepers flag, mark f (its finisher bumps the epoch),
+      // look once more, then wait while the epoch is unchanged. The flag is not lowered here:
+      // the next fork push lowers it as it wakes everybody (one spare wake-up at most).
       const e = Atomics.load(i32, EPOCH_W); // pairs with forkWake's add
-      Atomics.add(i32, SLEEPERS_W, 1); // pairs with the sleepers load after each fork push
+      Atomics.store(i32, SLEEPERS_W, 1); // pairs with the flag load and swap after each fork push
       if (!joinForkMark(i32, a) && !this.workInSight()) {
-        Atomics.wait(i32, EPOCH_W, e); // unbounded: the finisher of f, or a new fork while somebody sleeps, bumps the epoch and notifies
+        Atomics.wait(i32, EPOCH_W, e); // unbounded: the finisher of f, or a new fork while the flag is up, bumps the epoch and notifies
       }
-      Atomics.sub(i32, SLEEPERS_W, 1);
     }
     const a = gs.addr(f.g);
     const out = this.out;

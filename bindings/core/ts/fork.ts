@@ -86,9 +86,10 @@ export function forkNew(m: Mem, p: number, mi: number, spare: number, fn: number
   if (argc > 1) f64[f + 1] = x1;
   if (argc > 2) f64[f + 2] = x2;
   if (forkPush(m, p, mi, g, parent) === 0) return -g;
-  // New work while a joiner sleeps: wake it (it may help). The push above comes first: pairs
-  // with the sleeper's add before its last look.
-  if (Atomics.load(m.i32, SLEEPERS_W) !== 0) forkWake(m);
+  // New work while a joiner may sleep: wake them all (they may help), once: the flag goes back
+  // to 0 with the wake-up, so the forks that follow pay one load each. The push above comes
+  // first: pairs with the sleeper's flag store before its last look.
+  if (Atomics.load(m.i32, SLEEPERS_W) !== 0 && Atomics.exchange(m.i32, SLEEPERS_W, 0) !== 0) forkWake(m);
   return g;
 }
 
