@@ -11,7 +11,7 @@
 // finish), which only has to date the steal (G_INDEX) and wake a sleeping joiner (forkWake).
 
 import {
-  G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_INDEX, G_JOIN, G_PARENT, G_PRIO, G_RESULT_TAG, G_TOKEN_SHIFT,
+  G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_INDEX, G_PARENT, G_PRIO, G_RESULT_TAG, G_TOKEN_SHIFT,
   GF_FORK, H_NPROCS, HEADER, JOIN_DONE, JOIN_FORK, PARENT_SPAWNER, S_RT_FORK_EPOCH,
   S_RT_FORK_SLEEPERS, TAG_UNDEFINED,
 } from '../../assembly/shared/layout.js';
@@ -19,7 +19,7 @@ import type { Core } from '../core/core.js';
 import type { TaskContext } from './context.js';
 import type { GSlots } from './gslots.js';
 import { freeSlot, writeSlot, type Views } from './values.js';
-import { joinForkMark } from './joinword.js';
+import { joinForkMark, joinMarkSpare } from './joinword.js';
 import {
   forkAsyncTaskError, forkDepthError, forkFromAsyncError, forkNotSyncError, forkOutsideError, forkTableFullError, internalError,
 } from './errors.js';
@@ -187,7 +187,7 @@ export class ForkJoin implements ForkOwner {
   putG(g: number, a: number): void {
     const h = this.host;
     if (this.spareN === SPARE_MAX) { h.core.forkDone(h.p, g); return; }
-    h.views.i32[(a + G_JOIN) >>> 2] = JOIN_DONE; // plain: see `spare`
+    joinMarkSpare(h.views.i32, a); // plain: see `spare`
     this.spare[this.spareN++] = g;
   }
 

@@ -1,7 +1,8 @@
 // Results and joins (docs/DESIGN.md "Results and joins"): the one implementation of every step
 // that takes, hands on or frees a G's result. The atomic transitions of the two words live in
 // joinword.ts (which the model checker runs, test/model/protocols/join.mjs); this file is their
-// only caller besides fork.ts's joinForkMark, and the only place that decides who frees the G.
+// only caller besides fork.ts (joinForkMark, joinMarkSpare), and the only place that decides
+// who frees the G.
 //
 // The join word (G_JOIN) of a G:
 //   finishG       the M that ran it (m.ts finish), or the main thread failing a crashed M's G

@@ -1,8 +1,8 @@
 // The join word and the join count of a G (docs/DESIGN.md "Results and joins"): who takes a
 // finished G's result, exactly once. Every atomic transition of both words is here, so the
 // model checker (test/model/protocols/join.mjs) runs this file as the runtime does. Callers:
-// join.ts (the protocol's steps, the only place that acts on what these return) and fork.ts's
-// waitStolen (joinForkMark). Any thread; a is the G's byte address.
+// join.ts (the protocol's steps, the only place that acts on what these return) and fork.ts
+// (joinForkMark, joinMarkSpare). Any thread; a is the G's byte address.
 //
 // G_JOIN: JOIN_DONE | JOIN_PARENT | JOIN_DETACHED | JOIN_FORK | waiter M index + 1 (low 16 bits).
 //   JOIN_DONE      finishG (joinFinish), after the result is stored: Atomics.or
@@ -11,8 +11,9 @@
 //   JOIN_PARENT    joinChildren (joinLink): CAS, only while not done
 //   JOIN_DETACHED  detachG, detachOrphan (joinDetach): Atomics.or
 //   JOIN_FORK      fork.ts waitStolen (joinForkMark): CAS, only while not done
-// (fork.ts also stores the word of the Gs its forks run inline or keep as spares, by plain or
-// atomic stores: only the forking thread knows those Gs; DESIGN.md "Fork-join".)
+//   spare mark     fork.ts putG (joinMarkSpare): JOIN_DONE on a G its M keeps for the next
+//                  fork, a plain store (only that thread knows the G); the core's forkNew and
+//                  forkDone (assembly/fork.ts, twin bindings/core/ts/fork.ts) clear it again
 // Whoever sets its bit second sees the other's in the value it replaced, and hands the result
 // on: the finisher to the waiter, parent or nobody; the waiter or linker takes it itself; the
 // detacher frees it. The CAS writers never set a bit over DONE.
@@ -75,6 +76,14 @@ export function joinForkMark(i32: Int32Array, a: number): boolean {
     if ((old & JOIN_FORK) !== 0) return false;
     if (Atomics.compareExchange(i32, w, old, old | JOIN_FORK) === old) return false; // pairs with joinFinish's or
   }
+}
+
+/** putG: marks the G at a, G_DEAD and kept as a spare for the next fork, a done orphan (crash
+ *  recovery frees it with the dead thread's other orphans). Plain: only the forking thread
+ *  knows the G until forkNew or forkDone clears the mark, and recovery reads it only once that
+ *  thread is gone. The forking M. */
+export function joinMarkSpare(i32: Int32Array, a: number): void {
+  i32[(a + G_JOIN) >>> 2] = JOIN_DONE; // plain, owner only: read by detachOrphan after this thread is gone
 }
 
 /** awaitTask: makes M mid the G's waiter unless it is done; true when done (take the result
