@@ -188,7 +188,8 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     const m = this.mid;
     let n = 0;
     for (;;) {
-      if (this.waiters.inboxWaiting()) this.waiters.drain();
+      const w = this.waiters;
+      if ((w.live !== 0 || w.restarted) && w.inboxWaiting()) w.drain(); // results for this M's waiters (or a dead thread's, dropped)
       const tr = this.trace;
       let g = core.findRunnable(this.p, m);
       if (tr !== null) tr.tick(); // the core wrote this step's events (a start, a steal): date them
@@ -227,7 +228,7 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
 
   // ---- Sleeper: what the park ladders need (park.ts) ---------------------------------------
   pendingWork(): boolean {
-    return this.asyncPending !== 0 || this.waiters.size !== 0;
+    return this.asyncPending !== 0 || this.waiters.live !== 0;
   }
 
   stop(): void {

@@ -15,7 +15,10 @@ export class Waiters {
   private readonly f: Finisher;
   /** This thread replaced a crashed one in the same M slot: results for the dead thread's
    *  waiters may still arrive, and are dropped. */
-  private readonly restarted: boolean;
+  readonly restarted: boolean;
+  /** Waiters registered and not settled yet (the map's size, as a plain field: the loop reads
+   *  it before every G, and a Map's size getter there cost several percent of a tiny task). */
+  live = 0;
   /** The i32 index of this M's inbox head. */
   private readonly inbox: number;
   /** A core call failed inside a task: the error the task sees (m.ts coreFault). */
@@ -31,14 +34,9 @@ export class Waiters {
     this.fault = fault;
   }
 
-  /** Waiters registered and not settled yet. */
-  get size(): number {
-    return this.map.size;
-  }
-
-  /** Should the loop drain the inbox now (waiters here, or a dead thread's results to drop)? */
+  /** Is this M's inbox non-empty? The loop asks only when live !== 0 or restarted. */
   inboxWaiting(): boolean {
-    return (this.map.size !== 0 || this.restarted) && inboxPeek(this.f.views.i32, this.inbox);
+    return inboxPeek(this.f.views.i32, this.inbox);
   }
 
   /** Awaiting Task t, spawned by this M's tasks (a G; Tasks run inline settle themselves). */
@@ -51,7 +49,7 @@ export class Waiters {
       try { f.core.gfPut(f.p, t.g); } catch (e) { return Promise.reject(this.fault('gfPut', e)); }
       return out.ok ? Promise.resolve(out.value) : Promise.reject(out.value);
     }
-    return new Promise((resolve, reject) => { this.map.set(t.g, { resolve, reject }); });
+    return new Promise((resolve, reject) => { this.map.set(t.g, { resolve, reject }); this.live++; });
   }
 
   /** G g (at a), done, is awaited on this M: settles its waiter and frees it. */
@@ -67,6 +65,7 @@ export class Waiters {
       return;
     }
     this.map.delete(g);
+    this.live--;
     const out = this.out;
     f.gs.takeResult(a, out);
     f.core.gfPut(f.p, g);
