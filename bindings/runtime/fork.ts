@@ -11,9 +11,8 @@
 // finish), which only has to date the steal (G_INDEX) and wake a sleeping joiner (forkWake).
 
 import {
-  G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_INDEX, G_PARENT, G_PRIO, G_RESULT_TAG, G_TOKEN_SHIFT,
-  GF_FORK, H_NPROCS, HEADER, JOIN_DONE, JOIN_FORK, PARENT_SPAWNER, S_RT_FORK_EPOCH,
-  S_RT_FORK_SLEEPERS, TAG_UNDEFINED,
+  G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_INDEX, G_PARENT, G_PRIO, G_TOKEN_SHIFT,
+  GF_FORK, H_NPROCS, HEADER, JOIN_DONE, PARENT_SPAWNER, S_RT_FORK_EPOCH, S_RT_FORK_SLEEPERS,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { TaskContext } from './context.js';
@@ -119,7 +118,7 @@ export interface ForkHost {
  *  may sleep (JOIN_FORK), or new fork work appeared while somebody sleeps. Any thread. */
 export function forkWake(views: Views): void {
   Atomics.add(views.i32, EPOCH_W, 1); // pairs with the joiner's epoch load before it sleeps
-  Atomics.notify(views.i32, EPOCH_W);
+  Atomics.notify(views.i32, EPOCH_W); // pairs with the joiner's Atomics.wait on the epoch in waitStolen
 }
 
 /** The error a forked task's result is when it is not synchronous. */
@@ -265,7 +264,7 @@ export class ForkJoin implements ForkOwner {
     // New work while a joiner may sleep: wake them all, once (as forkNew does). Pairs with the
     // sleeper's flag store in waitStolen.
     const i32 = h.views.i32;
-    if (Atomics.load(i32, SLEEPERS_W) !== 0 && Atomics.exchange(i32, SLEEPERS_W, 0) !== 0) forkWake(h.views);
+    if (Atomics.load(i32, SLEEPERS_W) !== 0 && Atomics.exchange(i32, SLEEPERS_W, 0) !== 0) forkWake(h.views); // pairs with the sleeper's flag store in waitStolen
     return g;
   }
 
@@ -319,7 +318,7 @@ export class ForkJoin implements ForkOwner {
       const a = gs.addr(f.g);
       if (gs.joinWord(a) & JOIN_DONE) break; // pairs with the thief's orJoin(DONE) in finish
       if (h.depth < HELP_MAX_DEPTH) {
-        const thief = Atomics.load(i32, (a + G_INDEX) >>> 2) - 1; // the thief's P, stored as it started f
+        const thief = Atomics.load(i32, (a + G_INDEX) >>> 2) - 1; // pairs with the thief's store in m.ts run: its P, stored as it started f
         const g = h.core.forkHelp(h.p, h.mid, thief);
         if (g !== 0) {
           h.executeNested(g);
@@ -335,7 +334,7 @@ export class ForkJoin implements ForkOwner {
       const e = Atomics.load(i32, EPOCH_W); // pairs with forkWake's add
       Atomics.store(i32, SLEEPERS_W, 1); // pairs with the flag load and swap after each fork push
       if (!joinForkMark(i32, a) && !this.workInSight()) {
-        Atomics.wait(i32, EPOCH_W, e); // unbounded: the finisher of f, or a new fork while the flag is up, bumps the epoch and notifies
+        Atomics.wait(i32, EPOCH_W, e); // pairs with forkWake's notify; unbounded: the finisher of f, or a new fork while the flag is up, bumps the epoch and notifies
       }
     }
     const a = gs.addr(f.g);
