@@ -78,7 +78,7 @@ export class TimingRecorder {
       f.fill(0, (base + F_COUNT) >>> 3, (base + F_BUCKETS) >>> 3);
       this.u32.fill(0, (base + F_BUCKETS) >>> 2, (base + BLOCK) >>> 2);
       f[(base + F_MIN) >>> 3] = Infinity;
-      Atomics.store(this.i32, base >>> 2, epoch); // a reader counts this block from now on
+      Atomics.store(this.i32, base >>> 2, epoch); // pairs with the block-epoch loads in totals/summary: a reader counts this block from now on
     }
     const us = Math.max(1, Math.trunc(ms * 1000));
     f[(base + F_COUNT) >>> 3] += 1;
@@ -118,22 +118,22 @@ export class TimingReader {
 
   /** From now on, tasks that have not started fail instead of running. */
   markClosed(): void {
-    Atomics.store(this.i32, CLOSED, 1);
+    Atomics.store(this.i32, CLOSED, 1); // pairs with the wrappers' load in closed()
   }
 
   /** Forgets kind's samples: every M starts its block afresh at its next sample. */
   reset(kind: number): void {
-    Atomics.add(this.i32, EPOCH + kind, 1);
+    Atomics.add(this.i32, EPOCH + kind, 1); // pairs with record's epoch load
   }
 
   /** Samples of kind and their sum, in microseconds. */
   totals(kind: number): { count: number; sum: number } {
     let count = 0;
     let sum = 0;
-    const epoch = Atomics.load(this.i32, EPOCH + kind);
+    const epoch = Atomics.load(this.i32, EPOCH + kind); // pairs with reset's add
     for (let m = 1; m < this.nms; m++) {
       const base = blockBase(m, kind);
-      if (Atomics.load(this.i32, base >>> 2) !== epoch) continue;
+      if (Atomics.load(this.i32, base >>> 2) !== epoch) continue; // pairs with record's block-epoch store
       count += this.f64[(base + F_COUNT) >>> 3];
       sum += this.f64[(base + F_SUM) >>> 3];
     }
@@ -142,7 +142,7 @@ export class TimingReader {
 
   /** piscina's summary of kind; with no samples, the figures node's empty histogram gives. */
   summary(kind: number): HistogramSummary {
-    const epoch = Atomics.load(this.i32, EPOCH + kind);
+    const epoch = Atomics.load(this.i32, EPOCH + kind); // pairs with reset's add
     const merged = new Float64Array(BUCKETS);
     let count = 0;
     let sum = 0;
@@ -151,14 +151,14 @@ export class TimingReader {
     let max = 0;
     for (let m = 1; m < this.nms; m++) {
       const base = blockBase(m, kind);
-      if (Atomics.load(this.i32, base >>> 2) !== epoch) continue;
+      if (Atomics.load(this.i32, base >>> 2) !== epoch) continue; // pairs with record's block-epoch store
       const f = this.f64;
       count += f[(base + F_COUNT) >>> 3];
       sum += f[(base + F_SUM) >>> 3];
       sumsq += f[(base + F_SUMSQ) >>> 3];
       min = Math.min(min, f[(base + F_MIN) >>> 3]);
       max = Math.max(max, f[(base + F_MAX) >>> 3]);
-      for (let b = 0; b < BUCKETS; b++) merged[b] += Atomics.load(this.u32, ((base + F_BUCKETS) >>> 2) + b);
+      for (let b = 0; b < BUCKETS; b++) merged[b] += Atomics.load(this.u32, ((base + F_BUCKETS) >>> 2) + b); // pairs with record's add
     }
     const s = {} as HistogramSummary;
     if (count === 0) {
