@@ -12,6 +12,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"runtime"
 	"sort"
@@ -162,9 +163,10 @@ func utsNode(t *tree, n node) counts {
 }
 
 // utsChunk: UTS's chunked form, as the JS task: every `chunk` nodes the oldest half of the
-// stack goes to a new goroutine.
+// stack goes to a new goroutine. The goroutines' counts go to `given` under mu, never to c,
+// which this goroutine alone updates, unlocked, and merges with `given` after the wait.
 func utsChunk(t *tree, stack []node, chunk int) counts {
-	var c counts
+	var c, given counts
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for len(stack) > 0 {
@@ -189,13 +191,14 @@ func utsChunk(t *tree, stack []node, chunk int) counts {
 			go func() {
 				r := utsChunk(t, give, chunk)
 				mu.Lock()
-				c.add(r)
+				given.add(r)
 				mu.Unlock()
 				wg.Done()
 			}()
 		}
 	}
 	wg.Wait()
+	c.add(given)
 	return c
 }
 
@@ -222,15 +225,15 @@ func queensPar(n, row int, cols, left, right uint32, cut int) int {
 	}
 	all := uint32(1)<<n - 1
 	free := all &^ (cols | left | right)
-	var res []int
+	// res is sized before any goroutine starts: growing it by append while they write into it
+	// would lose their results (a data race).
+	res := make([]int, bits.OnesCount32(free))
 	var wg sync.WaitGroup
-	for free != 0 {
+	for i := 0; free != 0; i++ {
 		bit := free & -free
 		free ^= bit
-		res = append(res, 0)
-		i := len(res) - 1
 		wg.Add(1)
-		go func(c, l, r uint32) { res[i] = queensPar(n, row+1, c, l, r, cut); wg.Done() }(cols|bit, ((left|bit)<<1)&all, (right|bit)>>1)
+		go func(i int, c, l, r uint32) { res[i] = queensPar(n, row+1, c, l, r, cut); wg.Done() }(i, cols|bit, ((left|bit)<<1)&all, (right|bit)>>1)
 	}
 	wg.Wait()
 	s := 0
