@@ -312,10 +312,11 @@ export class ForkJoin implements ForkOwner {
   private waitStolen(f: Fork): void {
     const h = this.host;
     const gs = h.gs;
-    const i32 = h.views.i32;
+    const v = h.views; // v.i32 read after each gs.addr, never kept: a refresh replaces it
     let idle = 0;
     for (;;) {
       const a = gs.addr(f.g);
+      const i32 = v.i32;
       if (gs.joinWord(a) & JOIN_DONE) break; // pairs with the thief's orJoin(DONE) in finish
       if (h.depth < HELP_MAX_DEPTH) {
         const thief = Atomics.load(i32, (a + G_INDEX) >>> 2) - 1; // pairs with the thief's store in m.ts run: its P, stored as it started f

@@ -52,8 +52,9 @@ export interface Finisher {
  */
 export function finishG(f: Finisher, g: number, a: number, from: number, value: unknown, isError: boolean, name: string): void {
   const gs = f.gs;
-  const i32 = f.views.i32;
-  if (joinLinked(i32, a)) {
+  // f.views.i32 is read at each use, never kept: gs.addr of another G, or a result's heap block,
+  // may grow the memory and replace the views, and an old view traps past its end.
+  if (joinLinked(f.views.i32, a)) {
     // Already linked to a join continuation, which nobody else can await or detach: write the
     // result straight into its slot; no DONE bit is needed (the parent's count is).
     const pg = gs.parentOf(a);
@@ -61,18 +62,18 @@ export function finishG(f: Finisher, g: number, a: number, from: number, value: 
     gs.setParentSlot(pa, gs.indexOf(a), value, isError, name);
     f.setStatus(g, a, from, G_DEAD);
     f.core.gfPut(f.p, g);
-    if (joinRelease(i32, pa)) f.core.ready(f.p, pg, 1);
+    if (joinRelease(f.views.i32, pa)) f.core.ready(f.p, pg, 1);
     return;
   }
   gs.setResult(a, value, isError, name);
   f.setStatus(g, a, from, G_DEAD);
-  const to = joinFinish(i32, a); // publish the result: who takes it
+  const to = joinFinish(f.views.i32, a); // publish the result: who takes it
   if (to === JOIN_TO_PARENT) {
     const pg = gs.parentOf(a);
     const pa = gs.addr(pg);
     gs.moveResultToParent(a, pa, gs.indexOf(a));
     f.core.gfPut(f.p, g);
-    if (joinRelease(i32, pa)) f.core.ready(f.p, pg, 1);
+    if (joinRelease(f.views.i32, pa)) f.core.ready(f.p, pg, 1);
   } else if (to > 0) {
     const wm = to - 1;
     if (wm === f.mid) f.deliverLocal(g, a);
@@ -94,37 +95,36 @@ export function finishG(f: Finisher, g: number, a: number, from: number, value: 
  */
 export function joinChildren(f: Finisher, g: number, a: number, req: JoinRequest): void {
   const gs = f.gs;
-  const i32 = f.views.i32;
+  const v = f.views; // v.i32 read at each use (finishG says why)
   const tasks = req.tasks;
   const n = tasks.length;
   const off = req.shape !== 0 ? 1 : 0;
   gs.makeContinuation(a, req.fn, n + off, off !== 0 ? GF_CONT | GF_SHAPED : GF_CONT);
-  joinArm(i32, a, n + off); // the children (and the shape) and the joiner's guard
+  joinArm(v.i32, a, n + off); // the children (and the shape) and the joiner's guard
   if (off !== 0) {
     gs.setBlockArg(a, n + 1, 0, req.shape);
-    joinRelease(i32, a); // the shape's slot is filled: cannot reach 0, the guard is held
+    joinRelease(v.i32, a); // the shape's slot is filled: cannot reach 0, the guard is held
   }
   for (let i = 0; i < n; i++) {
     const t = tasks[i];
     if (t.g === 0) {
       // Ran inline (at capacity) and settled: its result goes straight into its slot.
       gs.setParentSlot(a, i + off, t.value, t.state === TASK_FAILED, t.name);
-      joinRelease(i32, a); // cannot reach 0: the joiner's guard is still held
+      joinRelease(v.i32, a); // cannot reach 0: the joiner's guard is still held
       continue;
     }
     const c = t.g;
     const ca = gs.addr(c);
-    const v = f.views;
     v.u32[(ca + G_PARENT) >>> 2] = g; // read by its finisher after it sees JOIN_PARENT: published by joinLink's CAS
     v.u32[(ca + G_INDEX) >>> 2] = i + off; // the same
-    if (!joinLink(i32, ca)) {
+    if (!joinLink(v.i32, ca)) {
       // Already finished: its result waits in its own slot; move it now.
       gs.moveResultToParent(ca, a, i + off);
       f.core.gfPut(f.p, c);
-      joinRelease(i32, a); // cannot reach 0: the joiner's guard is still held
+      joinRelease(v.i32, a); // cannot reach 0: the joiner's guard is still held
     }
   }
-  if (joinRelease(i32, a)) f.core.ready(f.p, g, 1); // drop the guard
+  if (joinRelease(v.i32, a)) f.core.ready(f.p, g, 1); // drop the guard
 }
 
 /**
@@ -158,10 +158,9 @@ export function detachG(f: Finisher, t: Task<unknown>): void {
  * such an orphan. Main thread, while the spawner's thread is gone.
  */
 export function detachOrphan(gs: GSlots, core: Core, g: number, a: number): boolean {
-  const i32 = gs.views.i32;
   const consumed = JOIN_WAITER_MASK | JOIN_PARENT | JOIN_DETACHED;
-  if ((joinWord(i32, a) & consumed) !== 0) return false;
-  const old = joinDetach(i32, a);
+  if ((joinWord(gs.views.i32, a) & consumed) !== 0) return false;
+  const old = joinDetach(gs.views.i32, a);
   if ((old & consumed) !== 0) return false; // consumed meanwhile: not an orphan
   if ((old & JOIN_DONE) !== 0) { gs.dropResult(a); core.gfPut(-1, g); }
   return true;

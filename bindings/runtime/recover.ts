@@ -30,11 +30,10 @@ export function failG(gs: GSlots, core: Core, g: number, err: Error, label: stri
 /** The main thread as the finisher of a dead M's Gs: no P, no waiters of its own (its root
  *  tasks' results come through its inbox like any other M's). */
 function recoverer(gs: GSlots, core: Core): Finisher {
-  const i32 = gs.views.i32;
   return {
     gs, core, views: gs.views, p: -1, mid: -1,
     setStatus(_g: number, a: number, _from: number, to: number): void {
-      Atomics.store(i32, (a + G_STATUS) >>> 2, to); // pairs with the loads of whoever takes the result, through the join word's or (or the parent's count) that follows
+      Atomics.store(gs.views.i32, (a + G_STATUS) >>> 2, to); // pairs with the loads of whoever takes the result, through the join word's or (or the parent's count) that follows
     },
     deliverLocal(g: number): void {
       throw internalError(`crash recovery delivering g=${g} to itself`); // mid -1 is nobody's waiter index
