@@ -155,7 +155,11 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
   const procs: PStats[] = [];
   const totals = { spawned: 0, executed: 0, stealOps: 0, stolen: 0, overflows: 0, globalHits: 0, localHits: 0, runnextHits: 0, forks: 0, forkInline: 0 };
   const reservedPs = new Set<number>();
-  for (let e = Atomics.load(i32, S_RT_PRESERVE >>> 2), k = 0; e !== 0 && k < nprocs; k++) { // pairs with pReserve's and handoff's stores: a racy walk, a snapshot
+  // A racy walk, a snapshot, of at most as many entries as the reserve held when it began:
+  // P_LINK also links the idle list, and a P taken off the reserve during the walk (lent, then
+  // idle again) links into it, whose Ps are not reserved (test/stats-reserve.test.ts).
+  const nreserved = Math.min(Atomics.load(i32, S_RT_NPRESERVE >>> 2), nprocs); // pairs with preservePut's and handoff's stores under sched.lock
+  for (let e = Atomics.load(i32, S_RT_PRESERVE >>> 2), k = 0; e !== 0 && k < nreserved; k++) { // pairs with preservePut's and handoff's stores under sched.lock
     reservedPs.add(e - 1);
     e = Atomics.load(i32, (pAddr(v, e - 1) + P_LINK) >>> 2); // pairs with pReserve's and pRetire's stores under sched.lock (a snapshot)
   }
