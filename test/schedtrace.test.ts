@@ -24,8 +24,8 @@ describe('schedtrace', () => {
       expect(Number(m![4])).toBe(4); // M0, two Ms for the Ps, one spare (spareThreads: 1)
       // Two Ps, and the spare when the monitor lent it (a P descheduled by a busy machine for
       // 10 ms looks stuck).
-      expect(m![9].split(' ').length).toBeGreaterThanOrEqual(2);
-      expect(m![9].split(' ').length).toBeLessThanOrEqual(3);
+      expect(m![9].split(' ').length, l).toBeGreaterThanOrEqual(2);
+      expect(m![9].split(' ').length, l).toBeLessThanOrEqual(3);
     }
   });
 

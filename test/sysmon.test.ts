@@ -8,6 +8,13 @@ import { schedulers, until, within } from './helpers/runtime.js';
 
 const start = schedulers();
 
+/** Lets a `blockUntil` task go on. */
+function openGate(gate: SharedArrayBuffer): void {
+  const a = new Int32Array(gate);
+  Atomics.store(a, 0, 1);
+  Atomics.notify(a, 0);
+}
+
 describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backend) => {
   it('1,000 children queued behind a task that blocks its only P all run while it blocks', async () => {
     const s = await start(backend, 1);
@@ -38,15 +45,19 @@ describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backe
     expect(Atomics.load(new Int32Array(sab), 0), 'children ran after the blocker').toBe(n);
   });
 
-  it('root tasks submitted behind a 2 s blocker finish before it', async () => {
+  it('root tasks submitted behind a blocked P finish while it blocks', async () => {
     const s = await start(backend, 1);
-    let blockerDone = false;
-    const blocker = s.run('blockFor', 2000).then((v) => { blockerDone = true; return v; });
-    await new Promise((r) => setTimeout(r, 20)); // the blocker is running
+    const gate = new SharedArrayBuffer(8);
+    await s.run('markAndSpin', gate, 1, 0); // the thread holds the buffer before it blocks
+    Atomics.store(new Int32Array(gate), 1, 0);
+    const blocker = s.run('blockUntil', gate); // holds the only P until the gate opens
+    await until(() => Atomics.load(new Int32Array(gate), 1) === 1, 10000, 'the blocker running');
+    // Only a lent spare can run these: the blocker holds the only P until they are all done.
     const tiny = await within(Promise.all(Array.from({ length: 1000 }, (_, i) => s.run('add1', i))), 20000, '1,000 tiny roots');
     expect(tiny).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
-    expect(blockerDone, 'the blocker finished first: nothing was lent').toBe(false);
-    expect(await within(blocker, 20000, 'blocker')).toBe(2000);
+    expect(s.stats().sched.handoffs, 'spare Ps lent').toBeGreaterThanOrEqual(1);
+    openGate(gate);
+    expect(await within(blocker, 20000, 'blocker')).toBe(1);
     await within(s.close(), 10000, 'close');
   });
 
@@ -64,12 +75,16 @@ describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backe
     const s = await start(backend, 1);
     const n = 4000; // 0.25 ms each: about 1 s of work on one P, after the blocker
     const sab = new SharedArrayBuffer(4 * (n + 1));
-    await s.run('markAndSpin', sab, 0, 0); // every thread holds the buffer before one blocks
-    const blocker = s.run('blockFor', 300); // P0 stuck: the monitor lends the spare to the roots
-    await new Promise((r) => setTimeout(r, 20));
+    const gate = new SharedArrayBuffer(8);
+    await s.run('markAndSpin', sab, 0, 0); // every thread holds the buffers before one blocks
+    await s.run('markAndSpin', gate, 1, 0);
+    Atomics.store(new Int32Array(gate), 1, 0);
+    const blocker = s.run('blockUntil', gate); // P0 stuck: the monitor lends the spare to the roots
+    await until(() => Atomics.load(new Int32Array(gate), 1) === 1, 10000, 'the blocker running');
     const roots = Promise.all(Array.from({ length: n }, (_, i) => s.run('markAndSpin', sab, i + 1, 0.25)));
+    await until(() => s.stats().sched.handoffs >= 1, 10000, 'a spare P lent');
+    openGate(gate);
     await within(blocker, 20000, 'blocker');
-    expect(s.stats().sched.handoffs, 'spare Ps lent').toBeGreaterThanOrEqual(1);
     // From here both Ps run roots and neither goes idle until the backlog drains: the spare
     // must come back before that, through a give-back.
     const a = new Int32Array(sab);

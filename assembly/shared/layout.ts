@@ -184,7 +184,13 @@ export const S_RT_PRESERVE = S_RT + 12; // P index + 1 of the first reserved spa
 export const S_RT_NPRESERVE = S_RT + 16; // reserved spare Ps: changed under sched.lock, read anywhere
 export const S_RT_HANDOFFS = S_RT + 20; // spare Ps the monitor handed to an idle M (under sched.lock)
 export const S_RT_RETIRES = S_RT + 24; // Ps put back in reserve: idle ones by the monitor, busy ones given back (under sched.lock)
-export const S_RT_GIVEBACK = S_RT + 28; // 1: the monitor asks the next M that looks (every 64 tasks) to give its P back to the reserve
+export const S_RT_GIVEBACK = S_RT + 28; // GIVEBACK_*: the monitor's request that the next M that looks (every 64 tasks) give its P back to the reserve
+/** S_RT_GIVEBACK: no request (the monitor sets ASKED from here; an M's give-back ends here). */
+export const GIVEBACK_NONE = 0;
+/** S_RT_GIVEBACK: asked; the first M to CAS it to TAKEN gives its P back, or the monitor CASes it back to NONE. */
+export const GIVEBACK_ASKED = 1;
+/** S_RT_GIVEBACK: an M is giving its P back (pGiveBack) and stores NONE after; the monitor does nothing meanwhile. */
+export const GIVEBACK_TAKEN = 2;
 export const S_RT_FORK_SLEEPERS = S_RT + 32; // 1: a fork joiner may sleep on S_RT_FORK_EPOCH (stored by it before its last look; the fork push that sees it swaps it to 0 and wakes all)
 export const S_RT_FORK_EPOCH = S_RT + 36; // bumped (and notified) when a sleeping fork joiner may have something to do (DESIGN.md "Fork-join")
 export const CANCEL_TOKENS = 65536; // cancellation tokens; a G carries one in the high half of G_PRIO

@@ -12,7 +12,7 @@
 import {
   G_DEAD, G_RUNNING, G_WAITING, MR_TRACE_BUF, G_TOKEN_SHIFT, G_SPAWN_TIME,
   MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED,
-  MS_EXITED, MS_SCHEDULE, MS_SHARES, MS_YIELD, GF_CONT, S_RT_SHARES, S_RT_GIVEBACK,
+  MS_EXITED, MS_SCHEDULE, MS_SHARES, MS_YIELD, GF_CONT, S_RT_SHARES, S_RT_GIVEBACK, GIVEBACK_ASKED, GIVEBACK_TAKEN, GIVEBACK_NONE,
   SCHEDLINK_PINNED, PRIO_MASK, PRIO_HIGH, GF_SHAPED, GF_FORK, G_INDEX,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
@@ -212,9 +212,12 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
         if (Atomics.load(i32, S_RT_SHARES >>> 2) !== this.sharesSeen) return Next.Macrotask; // pairs with deliverShares' store (engine.ts)
         // The monitor wants a lent spare back and no P goes idle: whoever looks first gives its
         // own P back (DESIGN.md "sysmon and handoff").
-        if (Atomics.load(i32, S_RT_GIVEBACK >>> 2) !== 0 && Atomics.compareExchange(i32, S_RT_GIVEBACK >>> 2, 1, 0) === 1) { // pairs with the monitor's stores
+        if (Atomics.load(i32, S_RT_GIVEBACK >>> 2) === GIVEBACK_ASKED && // pairs with the monitor's store
+          Atomics.compareExchange(i32, S_RT_GIVEBACK >>> 2, GIVEBACK_ASKED, GIVEBACK_TAKEN) === GIVEBACK_ASKED) { // pairs with the monitor's CAS (sysmon.ts clear)
           if (tr !== null) tr.emit(traceClock(), EV_PARK, 0, this.p, 0);
           core.pGiveBack(this.p, m);
+          // Done: the reserve's count shows it (under sched.lock) before the monitor reads NONE.
+          Atomics.store(i32, S_RT_GIVEBACK >>> 2, GIVEBACK_NONE); // pairs with the monitor's first load in check
           this.p = -1;
           return Next.Sleep;
         }

@@ -21,6 +21,7 @@
 import {
   MR_CURG, MR_FINISHED, P_IDLE, P_M, P_RUNNEXT, P_SCHEDTICK, P_STATUS,
   S_NMSPINNING, S_NPIDLE, S_RT_GIVEBACK, S_RT_NPRESERVE, S_RUNQ_SIZE, S_RUNQH_SIZE, S_RUNQL_SIZE,
+  GIVEBACK_ASKED, GIVEBACK_NONE, GIVEBACK_TAKEN,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { Views } from './values.js';
@@ -68,12 +69,24 @@ export class Sysmon {
     this.timer = null;
   }
 
+  /** Takes back the give-back request (ASKED to NONE). False when an M took it first (TAKEN):
+   *  its P is going back to the reserve, and this tick must not move another. */
+  private withdraw(): boolean {
+    return Atomics.compareExchange(this.views.i32, S_RT_GIVEBACK >>> 2, GIVEBACK_ASKED, GIVEBACK_NONE) === GIVEBACK_ASKED; // pairs with the Ms' CAS in schedule
+  }
+
   /** One look at every P; lends or retires at most one spare, or asks for one back. Returns
    *  what it did. */
   check(): 'lent' | 'retired' | 'asked' | null {
+    const i32 = this.views.i32;
+    // The request word first, then the reserve's count: an M's give-back ends with NONE, stored
+    // after pGiveBack put its P in the reserve, so reading NONE here means `out` below sees it.
+    // While an M gives its P back (TAKEN), `out` is about to drop: look again next tick.
+    const request = Atomics.load(i32, S_RT_GIVEBACK >>> 2); // pairs with the M's CAS and store in schedule
+    if (request === GIVEBACK_TAKEN) return null;
+    const asked = request === GIVEBACK_ASKED;
     const out = this.out;
     if (out === 0 && !this.busy()) { this.stop(); return null; }
-    const i32 = this.views.i32;
     const u32 = this.views.u32;
     const t = this.clock();
     let stuck = 0;
@@ -98,23 +111,22 @@ export class Sysmon {
     }
     const want = Math.min(stuck, this.spares);
     const idle = Atomics.load(i32, S_NPIDLE >>> 2); // pairs with the npidle RMWs
-    const asked = Atomics.load(i32, S_RT_GIVEBACK >>> 2) !== 0; // pairs with the Ms' CAS
     if (out > want) {
       if (idle > 0) {
-        if (asked) Atomics.store(i32, S_RT_GIVEBACK >>> 2, 0); // an idle P will do: pairs with the Ms' load and CAS in schedule
+        if (asked && !this.withdraw()) return null; // an M took the request first: its P is the one going back
         const p = this.core.pRetire();
         if (p >= 0) { this.onEvent?.('retire', p); return 'retired'; }
         return null;
       }
       if (!asked) {
         // No P goes idle: the next M to look between two tasks gives its own P back.
-        Atomics.store(i32, S_RT_GIVEBACK >>> 2, 1); // pairs with the Ms' load and CAS
+        Atomics.store(i32, S_RT_GIVEBACK >>> 2, GIVEBACK_ASKED); // NONE before (read above; only the monitor sets ASKED): pairs with the Ms' load and CAS
         this.onEvent?.('giveback', -1);
         return 'asked';
       }
       return null;
     }
-    if (asked) Atomics.store(i32, S_RT_GIVEBACK >>> 2, 0); // stuck again meanwhile, keep the spare: pairs with the Ms' load and CAS in schedule
+    if (asked && !this.withdraw()) return null; // stuck again meanwhile, keep the spare; unless an M took the request first
     if (out < want && queued && idle === 0 && Atomics.load(i32, S_NMSPINNING >>> 2) === 0 && // pairs with the nmspinning RMWs
       Atomics.load(i32, S_RT_NPRESERVE >>> 2) > 0) { // pairs with the reserve's stores under sched.lock
       const p = this.core.handoff();
