@@ -51,6 +51,9 @@ const PINNED: Record<string, number> = {
   STOP_SLEEP: 0,
   STOP_RETRY: -1,
   NONE: -1,
+  GIVEBACK_NONE: 0,
+  GIVEBACK_ASKED: 1,
+  GIVEBACK_TAKEN: 2,
 
   ORDER_RANDOM: 0,
   ORDER_ROUND_ROBIN: 1,
@@ -387,6 +390,8 @@ describe('layout constants', () => {
   it('lock states, stopM results, M states and trace tags are distinct', () => {
     expect(new Set([L.LOCK_FREE, L.LOCK_HELD, L.LOCK_CONTENDED]).size).toBe(3);
     expect(L.LOCK_FREE).toBe(0); // a zeroed word is a free lock
+    expect(new Set([L.GIVEBACK_NONE, L.GIVEBACK_ASKED, L.GIVEBACK_TAKEN]).size).toBe(3);
+    expect(L.GIVEBACK_NONE).toBe(0); // a zeroed runtime block asks for nothing
     // stopM's results besides a G: never a G id (ids are > 0).
     expect(L.STOP_SLEEP).toBeLessThanOrEqual(0);
     expect(L.STOP_RETRY).toBeLessThan(0);
