@@ -14,5 +14,6 @@ export { chargeTime } from './budget';
 export { stealWork, stealThreshold, stealOrderAt } from './steal';
 export { heapAlloc, heapFree } from './heap';
 export { pReserve, pRetire, handoff, pGiveBack } from './sysmon';
+export { spawnNew } from './spawn';
 export { forkNew, forkDone, forkPush, forkPop, forkHelp } from './fork';
 export { forkLen } from './forkq';

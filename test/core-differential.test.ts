@@ -234,7 +234,8 @@ type QOp =
   | { k: 'forkHelp'; p: number; v: number }
   | { k: 'forkLen'; p: number }
   | { k: 'forkNew'; p: number; spare: boolean; pick: number; argc: number; x: number }
-  | { k: 'forkDone'; p: number; pick: number };
+  | { k: 'forkDone'; p: number; pick: number }
+  | { k: 'spawnNew'; p: number; argc: number; x: number; prio: number };
 
 const pSel = fc.integer({ min: -1, max: 15 }); // -1: global / no P; else taken mod nprocs
 
@@ -270,6 +271,7 @@ const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ k: fc.constant('forkLen' as const), p: sel }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('forkNew' as const), p: sel, spare: fc.boolean(), pick: sel, argc: fc.integer({ min: 0, max: 3 }), x: fc.double({ noNaN: true }) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('forkDone' as const), p: sel, pick: sel }) },
+  { weight: 4, arbitrary: fc.record({ k: fc.constant('spawnNew' as const), p: sel, argc: fc.integer({ min: 0, max: 3 }), x: fc.double({ noNaN: true }), prio: prioWord }) },
 );
 
 interface Setup {
@@ -494,6 +496,15 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         if (want === 0) return;
         if (full) dead.push(want);
         else model.forks[p].push(want);
+        break;
+      }
+      case 'spawnNew': {
+        // ctx.spawn of argc numbers (x, x + 1, x + 2) from M 0: gfGet, the fields, newproc.
+        const p = op.p % n;
+        const want = model.gfGet(p);
+        const r = pair.call('spawnNew', p, 0, 7, op.argc, op.x, op.x + 1, op.x + 2, op.prio, 0);
+        expectModel(r, want, `spawnNew(${p})`);
+        if (want !== 0) model.ready(p, want, 1, op.prio & L.PRIO_MASK, false);
         break;
       }
       case 'forkDone': {

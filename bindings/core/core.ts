@@ -121,6 +121,12 @@ export interface Core {
    *  sleeps, as after stopM's Sleep). Returns how many Gs moved. */
   pGiveBack(p: number, m: number): number;
 
+  /** M m holding P p only. ctx.spawn in one call for a child whose argc <= 3 arguments are
+   *  numbers (x0..x2; the rest ignored): gfGet(p), its fields (fn, argc, the number slots,
+   *  G_PARENT = PARENT_SPAWNER | m, G_PRIO = prio), then newproc(p, m, g, parent). g, or 0 when
+   *  the G table is full (DESIGN.md "Results and joins"). */
+  spawnNew(p: number, m: number, fn: number, argc: number, x0: number, x1: number, x2: number, prio: number, parent: number): number;
+
   // ---- Fork-join (DESIGN.md "Fork-join") -------------------------------------------------
   /** M m holding P p only. G parent forked g (G_DEAD, prepared): g goes runnable on p's fork
    *  deque (an M that traces records the spawn), then wakep() if needed. 1, or 0 when the

@@ -15,7 +15,8 @@ export function cancelReason(): AbortError {
 /** What an M offers its running tasks; implemented by bindings/runtime/m.ts. */
 export interface ContextHost {
   /** cls: the child's priority class byte, -1 to inherit ctx's. */
-  spawnFrom(ctx: TaskContext, name: string, args: unknown[], cls: number): Task<unknown>;
+  /** argc arguments: a0..a2 when argc <= 3 (no array per spawn), else all of them in `rest`. */
+  spawnFrom(ctx: TaskContext, name: string, cls: number, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Task<unknown>;
   joinFrom(ctx: TaskContext, name: string, args: unknown[]): JoinRequest;
   /** argc arguments: a0..a2 when argc <= 3 (no array per fork), else all of them in `rest`. */
   forkFrom(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Fork;
@@ -81,8 +82,12 @@ export class TaskContext {
   }
 
   /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen). */
-  spawn(name: string, ...args: unknown[]): Task<unknown> {
-    return this.host.spawnFrom(this, name, args, -1);
+  spawn(name: string, ...args: unknown[]): Task<unknown>;
+  spawn(name: string): Task<unknown> {
+    // `arguments`, not a rest parameter: up to three arguments travel without an array (as fork).
+    const n = arguments.length - 1;
+    if (n <= 3) return this.host.spawnFrom(this, name, -1, n, arguments[1], arguments[2], arguments[3], null);
+    return this.host.spawnFrom(this, name, -1, n, undefined, undefined, undefined, Array.prototype.slice.call(arguments, 1));
   }
 
   /**
@@ -96,7 +101,7 @@ export class TaskContext {
     const extra = Object.keys(rest);
     if (extra.length) throw unknownOptionError(`ctx.with: options.${extra[0]}`, ['priority']);
     const cls = priority === undefined ? -1 : priorityClass(checkPriority('ctx.with', priority));
-    return { spawn: (name: string, ...args: unknown[]) => this.host.spawnFrom(this, name, args, cls) };
+    return { spawn: (name: string, ...args: unknown[]) => this.host.spawnFrom(this, name, cls, args.length, undefined, undefined, undefined, args) };
   }
 
   /** This task's priority class: 'high', 'normal' or 'low'. */

@@ -496,8 +496,8 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
   }
 
   // ---- ContextHost: what ctx.spawn and ctx.join do (spawn.ts) -------------------------------
-  spawnFrom(ctx: TaskContext, name: string, args: unknown[], cls: number): Task<unknown> {
-    return spawnChild(this, ctx, name, args, cls);
+  spawnFrom(ctx: TaskContext, name: string, cls: number, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Task<unknown> {
+    return spawnChild(this, ctx, name, cls, argc, a0, a1, a2, rest);
   }
 
   joinFrom(_ctx: TaskContext, name: string, args: unknown[]): JoinRequest {
@@ -544,16 +544,22 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     return this.fj.fork(ctx, name, argc, a0, a1, a2, rest);
   }
 
-  /** The last name taskId resolved: a fork tree forks one name over and over. */
-  private lastName = '';
-  private lastId = -1;
+  /** The last two names taskId resolved: a fork tree forks one name over and over, a spawn
+   *  tree spawns one and joins into another (fibc: 'fibc' and 'sum'). */
+  private name0 = '';
+  private id0 = -1;
+  private name1 = '';
+  private id1 = -1;
 
   taskId(name: string): number {
-    if (name === this.lastName) return this.lastId;
+    if (name === this.name0) return this.id0;
+    if (name === this.name1) return this.id1;
     const id = this.ids.get(name);
     if (id === undefined) throw unknownTaskError(name, this.names);
-    this.lastName = name;
-    this.lastId = id;
+    this.name1 = this.name0;
+    this.id1 = this.id0;
+    this.name0 = name;
+    this.id0 = id;
     return id;
   }
 

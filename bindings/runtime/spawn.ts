@@ -27,9 +27,35 @@ export interface SpawnHost extends InlineHost {
   coreFault(op: string, e: unknown): Error;
 }
 
-/** ctx.spawn(name, ...args) of the task of ctx; cls: the child's class byte, -1 to inherit. */
-export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, args: unknown[], cls: number): Task<unknown> {
+/**
+ * ctx.spawn(name, ...args) of the task of ctx; cls: the child's class byte, -1 to inherit. The
+ * arguments: a0..a2 when `rest` is null (argc <= 3: no array per spawn), else `rest`. A spawn of
+ * up to three numbers (not sampled for latency) is one core call (spawnNew); any other writes
+ * the G's arguments through the codec between gfGet and newproc.
+ */
+export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, cls: number,
+  argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Task<unknown> {
   const id = h.taskId(name);
+  const prio = (ctx.token << G_TOKEN_SHIFT) | (cls < 0 ? ctx.cls : cls); // children inherit the token and the class
+  const sampled = h.sample();
+  if (rest === null && !sampled && (argc < 1 || typeof a0 === 'number') && (argc < 2 || typeof a1 === 'number') &&
+    (argc < 3 || typeof a2 === 'number')) {
+    let g: number;
+    try {
+      g = h.core.spawnNew(h.p, h.mid, id, argc, a0 as number, a1 as number, a2 as number, prio, ctx.g);
+    } catch (e) {
+      throw h.coreFault('spawnNew', e);
+    }
+    if (g !== 0) {
+      // g may run (stolen) already, but it stays this handle's G until the handle is consumed.
+      const t = new Task(h, g, h.gs.gen(h.gs.addr(g)), name);
+      h.kids.add(ctx, h.running, t);
+      h.countSpawned();
+      return t;
+    }
+    return spawnInline(h, ctx, id, name, argsOf(argc, a0, a1, a2, rest), cls); // at maxTasks or maxMemoryMB
+  }
+  const args = argsOf(argc, a0, a1, a2, rest);
   const core = h.core;
   const gs = h.gs;
   let g: number;
@@ -44,9 +70,8 @@ export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, args: u
   }
   const v = gs.views;
   v.u32[(a + G_PARENT) >>> 2] = (PARENT_SPAWNER | h.mid) >>> 0; // whose handle it is, until a join links it (recover.ts detachOrphans)
-  const prio = (ctx.token << G_TOKEN_SHIFT) | (cls < 0 ? ctx.cls : cls); // children inherit the token and the class
   if (prio !== 0) v.u32[(a + G_PRIO) >>> 2] = prio;
-  if (h.sample()) v.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
+  if (sampled) v.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
   const t = new Task(h, g, gs.gen(a), name);
   h.kids.add(ctx, h.running, t);
   h.countSpawned();
@@ -61,10 +86,27 @@ export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, args: u
   return t;
 }
 
+/** The arguments of a spawn as one array (the codec's and the inline run's form). */
+function argsOf(argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): unknown[] {
+  if (rest !== null) return rest;
+  return argc === 0 ? [] : argc === 1 ? [a0] : argc === 2 ? [a0, a1] : [a0, a1, a2];
+}
+
 /** ctx.join(name, ...args): checks the Tasks among args (this M's, not yet awaited or joined)
  *  and encodes the join's shape when args are not exactly Tasks (joinshape.ts). */
 export function joinRequest(h: SpawnHost, name: string, args: unknown[]): JoinRequest {
   const id = h.taskId(name);
+  // The common join, every argument a Task of this M's not yet used: args is the children's
+  // array as it is, with no shape and no closure.
+  let plain = true;
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i];
+    if (!(t instanceof Task) || t.owner !== h || t.use !== USE_FREE) { plain = false; break; }
+  }
+  if (plain) {
+    for (let i = 0; i < args.length; i++) (args[i] as Task<unknown>).use = USE_JOINED;
+    return new JoinRequest(id, args as Task<unknown>[], 0);
+  }
   const { tasks, shape } = shapeOf(args, isTask, (t, where) => {
     if (t.owner !== h) throw joinForeignTaskError(name, where);
     if (t.use !== USE_FREE) throw joinUsedTaskError(name, t.name, where);

@@ -1,0 +1,33 @@
+// ctx.spawn's core side in one call (docs/DESIGN.md "Results and joins", "The cost of a task"):
+// a fresh G with its fields and up to three number arguments, made runnable as newproc makes
+// it. The runtime takes this path for a spawn whose arguments are all numbers; any other goes
+// through gfGet, the codec and newproc (or ready) as separate calls.
+
+import { G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_PARENT, G_PRIO, PARENT_SPAWNER, TAG_NUMBER } from './shared/layout';
+import { gAddr } from './gtable';
+import { gfGet } from './gfree';
+import { newproc } from './sched';
+
+/**
+ * G parent, running on M m with P p, spawns fn(x0..x2) (argc <= 3 numbers; the rest ignored):
+ * a G from p's free list (gfGet) gets fn, argc, the number slots, G_PARENT = PARENT_SPAWNER |
+ * m (the handle is m's until a join links it) and G_PRIO = prio (token and class), then newproc
+ * (runnext; an M that traces records the spawn with `parent`). Returns g, or 0 when the G table
+ * is full (nothing changed). M m holding P p only.
+ */
+export function spawnNew(p: i32, m: i32, fn: u32, argc: u32, x0: f64, x1: f64, x2: f64, prio: u32, parent: u32): u32 {
+  let g = gfGet(p);
+  if (g == 0) return 0;
+  let gp = gAddr(g);
+  // plain: g is this thread's alone until newproc's queue put publishes it; gfGet zeroed the rest
+  store<u32>(gp, fn, G_FN);
+  store<u32>(gp, argc, G_ARGC);
+  store<u32>(gp, PARENT_SPAWNER | <u32>m, G_PARENT);
+  store<u32>(gp, prio, G_PRIO);
+  store<u32>(gp, (<u32>TAG_NUMBER * 0x10101) & ((<u32>1 << (argc << 3)) - 1), G_ARG_TAGS); // the first argc tag bytes
+  if (argc > 0) store<f64>(gp, x0, G_ARGS);
+  if (argc > 1) store<f64>(gp, x1, G_ARGS + 8);
+  if (argc > 2) store<f64>(gp, x2, G_ARGS + 16);
+  newproc(p, m, g, parent);
+  return g;
+}

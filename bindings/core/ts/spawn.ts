@@ -1,0 +1,42 @@
+// ctx.spawn's core side in one call (docs/DESIGN.md "Results and joins", "The cost of a task"):
+// the twin of assembly/spawn.ts, byte for byte.
+
+import { G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_PARENT, G_PRIO, PARENT_SPAWNER, TAG_NUMBER } from '../../../assembly/shared/layout.js';
+import { gfGet } from './gfree.js';
+import { gWord } from './gtable.js';
+import type { Mem } from './mem.js';
+import { newproc } from './sched.js';
+
+const FN = G_FN >> 2;
+const ARGC = G_ARGC >> 2;
+const PARENT = G_PARENT >> 2;
+const PRIO = G_PRIO >> 2;
+const TAGS = G_ARG_TAGS >> 2;
+const ARGS = G_ARGS >> 2;
+/** The tag word of 0..3 number arguments: TAG_NUMBER in each of the first argc bytes. */
+const NUMBER_TAGS = [0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101];
+
+/** G parent, running on M mi with P p, spawns fn(x0..x2) (argc <= 3 numbers; the rest
+ *  ignored): a G from p's free list gets fn, argc, the number slots, G_PARENT = PARENT_SPAWNER
+ *  | mi and G_PRIO = prio, then newproc (runnext; an M that traces records the spawn with
+ *  `parent`). Returns g, or 0 when the G table is full (nothing changed). M mi holding P p only. */
+export function spawnNew(m: Mem, p: number, mi: number, fn: number, argc: number, x0: number, x1: number, x2: number,
+  prio: number, parent: number): number {
+  const g = gfGet(m, p);
+  if (g === 0) return 0;
+  const w = gWord(m, g); // before reading m.i32: gWord may replace the views
+  const i32 = m.i32;
+  // plain: g is this thread's alone until newproc's queue put publishes it; gfGet zeroed the rest
+  i32[w + FN] = fn;
+  i32[w + ARGC] = argc;
+  i32[w + PARENT] = PARENT_SPAWNER | mi;
+  i32[w + PRIO] = prio;
+  i32[w + TAGS] = NUMBER_TAGS[argc];
+  const f = (w + ARGS) >>> 1;
+  const f64 = m.f64;
+  if (argc > 0) f64[f] = x0;
+  if (argc > 1) f64[f + 1] = x1;
+  if (argc > 2) f64[f + 2] = x2;
+  newproc(m, p, mi, g, parent);
+  return g;
+}
