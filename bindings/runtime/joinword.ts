@@ -121,9 +121,11 @@ export function joinDetach(i32: Int32Array, a: number): number {
 }
 
 /** makeContinuation: n children to wait for, plus the joiner's guard. The joining M, before
- *  any joinLink. */
+ *  any joinLink. A plain store: no other thread touches the count until it has seen a child's
+ *  JOIN_PARENT, which joinLink's CAS sets after this store (that CAS publishes it, and a JS
+ *  atomic store is a builtin call with a fence, about 20 ns). */
 export function joinArm(i32: Int32Array, pa: number, n: number): void {
-  Atomics.store(i32, (pa + G_PENDING) >>> 2, n + 1); // the +1 guard, dropped by the joiner's last joinRelease: pairs with the children's joinRelease (published by joinLink's CAS)
+  i32[(pa + G_PENDING) >>> 2] = n + 1; // the +1 guard, dropped by the joiner's last joinRelease: published by joinLink's CAS, read by the children's joinRelease
 }
 
 /** One child's result is in the continuation's slot, or the joiner drops its guard: true when

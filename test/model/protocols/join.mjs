@@ -15,8 +15,8 @@ export const bugs = [
     name: 'join-no-guard', // a join count without the joiner's guard
     edits: [{
       file: 'joinword.ts',
-      from: 'Atomics.store(i32, (pa + G_PENDING) >>> 2, n + 1);',
-      to: 'Atomics.store(i32, (pa + G_PENDING) >>> 2, n);',
+      from: 'i32[(pa + G_PENDING) >>> 2] = n + 1;',
+      to: 'i32[(pa + G_PENDING) >>> 2] = n;',
     }],
   },
   {
