@@ -27,6 +27,14 @@ describe.each(['wasm', 'js'] as const)('ctx.join (%s backend)', (backend) => {
     expect(st.sched.heapLiveBlocks).toBe(0);
   });
 
+  it('ctx.spawn hands each child its arguments as given, numbers or not, 0 to 4 of them', async () => {
+    const want = [[], ['-0'], [1.5, 'NaN'], [1, -(2 ** 40), 2 ** 31], [1, 'two', 3], [1, 2, 3, 4], [7], [undefined, null, true]];
+    const s = await start(backend, 2);
+    for (let i = 0; i < 3; i++) expect(await within(s.run('spawnArgs'), 10_000, 'spawnArgs')).toEqual(want);
+    await within(s.close(), 10_000, 'close');
+    expect(s.stats().sched.heapLiveBlocks).toBe(0);
+  });
+
   it('the same, with the table at its limit (children run inline)', async () => {
     const s = await start(backend, 1, { maxTasks: 1024, initialTasks: 1024 });
     const xs = Array.from({ length: 3000 }, (_, i) => (i * 7919) % 1009);
