@@ -10,7 +10,9 @@
 //                       counts task calls only; the Gs row counts calls + joins from stats().
 //   fibcut(35, 20)      fork-join above 20, plain recursion below, against fib(35) on the main
 //                       thread: speed-up.
-//   tiny roots          200,000 inc(x) root tasks from the main thread, all in flight: tasks/s.
+//   tiny roots          200,000 inc(x) root tasks from the main thread, all in flight: tasks/s,
+//                       through run()'s promises and through the README's idiom (Promise.all over
+//                       the spawned Task handles), interleaved, with the ratio of the two.
 //   skewed              2,000 CPU-bound tasks, 90% ~0.1 ms and 10% ~5 ms, shuffled (seed 42);
 //                       as root tasks, and spawned by one task (the others must steal).
 //                       efficiency = single-thread sum of the same bodies on the main thread /
@@ -34,7 +36,7 @@ import { suiteJSON, writeJSON } from './lib/output.mjs';
 import { loadStealwork, TASKS_URL } from './lib/package.mjs';
 import { Results } from './lib/results.mjs';
 import {
-  burst, calibrateBurn, fibcCalls, fibValue, skewedMix, skewedRoots, skewedSeq, splitFib, tinyRoots, wakeup,
+  burst, calibrateBurn, fibcCalls, fibValue, skewedMix, skewedRoots, skewedSeq, splitFib, tinyRoots, tinyRootTasks, wakeup,
 } from './lib/roots.mjs';
 import { futexRunner, stealworkRunner } from './lib/runners.mjs';
 import { sizes, UTS_Q } from './lib/sizes.mjs';
@@ -48,6 +50,7 @@ async function warmUp(sched, itersPerMs) {
   for (let i = 0; i < 3; i++) await sched.run('fibc', 16);
   await sched.run('fibcut', 24, 14);
   await tinyRoots(r, 2000);
+  await tinyRootTasks(sched, 2000);
   await splitFib(r, 24, 14);
   const iters = skewedMix(40, 0.05, 0.5, 0.1, itersPerMs, 1);
   await sched.run('skewfork', iters);
@@ -122,9 +125,21 @@ async function runScheduler(opts) {
     // tiny root tasks, all in flight.
     await res.attempt('tiny roots', async () => {
       const n = S.tiny;
-      const out = await interleave(backends, reps, (b) => tinyRoots(stealworkRunner(b, scheds.get(b)), n));
+      // 'b' awaits run()'s promises; 'b, Tasks' awaits the spawned Task handles (the README's
+      // idiom), interleaved rep by rep so the ratio compares the same spell of the machine.
+      const variants = backends.flatMap((b) => [b, `${b}, Tasks`]);
+      const out = await interleave(variants, reps, (v) => {
+        const b = v.split(',')[0];
+        return v === b ? tinyRoots(stealworkRunner(b, scheds.get(b)), n) : tinyRootTasks(scheds.get(b), n);
+      });
       const g = `tiny roots: ${n.toLocaleString('en-US')} inc() root tasks in flight`;
       for (const b of backends) res.add({ group: g, variant: b, metric: 'tasks/s', unit: 'k', chart: true, values: out.get(b).map((x) => x / 1000) });
+      for (const b of backends) {
+        const tasks = out.get(`${b}, Tasks`);
+        res.add({ group: g, variant: `${b}, Tasks`, metric: 'tasks/s', unit: 'k', values: tasks.map((x) => x / 1000) });
+        res.add({ group: g, variant: `${b}, Tasks`, metric: 'Tasks / run() (same rep)', values: tasks.map((x, i) => x / out.get(b)[i]) });
+      }
+      res.note("tiny roots: 'wasm'/'js' await run()'s promises; ', Tasks' await `Promise.all(items.map((x) => sched.spawn('inc', x)))`");
     });
 
     // skewed: roots and one-task fork. The single-thread sum is measured in every repetition,

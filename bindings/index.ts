@@ -5,6 +5,7 @@ export type { SpawnOptions } from './runtime/engine.js';
 export type { SchedulerOptions, VictimOrder } from './runtime/options.js';
 export type { SchedulerStats, PStats, MStats } from './runtime/stats.js';
 export { Task, JoinRequest } from './runtime/task.js';
+export { RootTask } from './runtime/root-task.js';
 export { TaskContext } from './runtime/context.js';
 export { Fork } from './runtime/fork.js';
 export { StealworkError, WorkerCrashedError, AbortError } from './runtime/errors.js';

@@ -45,6 +45,19 @@ export async function tinyRoots(r, n) {
   return (n / ms) * 1000;
 }
 
+/**
+ * The README's idiom over the same `n` tiny roots: `await Promise.all(items.map((x) =>
+ * sched.spawn('inc', x)))`, the Task handles themselves awaited. Returns tasks per second.
+ */
+export async function tinyRootTasks(sched, n) {
+  const items = Array.from({ length: n }, (_, i) => i);
+  const t0 = now();
+  const rs = await Promise.all(items.map((x) => sched.spawn('inc', x)));
+  const ms = now() - t0;
+  check(rs[0] === 1 && rs[n - 1] === n, `spawn + Promise.all tinyRoots: inc(${n - 1}) gave ${rs[n - 1]}`);
+  return (n / ms) * 1000;
+}
+
 /** The leaves of fibcut(n, cut), computed by the main thread: fib(n) = the sum of fib(leaf). */
 export function fibLeaves(n, cut, out = []) {
   if (n <= cut) out.push(n);

@@ -23,7 +23,8 @@ import { schedtraceLines } from './schedtrace.js';
 import { allocTraceRings, exportTrace, traceClock, type MonitorEvent } from './trace.js';
 import { allocHistograms, LATENCY_SAMPLE } from './latency.js';
 import { readStats, type SchedulerStats } from './stats.js';
-import { Task, TASK_FAILED, TASK_OK, TASK_PENDING, type TaskOwner } from './task.js';
+import { TASK_PENDING } from './task.js';
+import { RootTask } from './root-task.js';
 import { inboxEmpty, takeInbox } from './inbox.js';
 import { blocksEnd, mAddr } from './mblock.js';
 import { parkSwap, parkWaitAsync, parkWord, stopAll, wakeForMessage } from './park.js';
@@ -36,7 +37,7 @@ import { rootAwaited } from './join.js';
 import { longTimeout } from './timer.js';
 
 interface Deferred {
-  task: Task<unknown>;
+  task: RootTask<unknown>;
   id: number;
   args: unknown[];
   token: number;
@@ -67,7 +68,7 @@ const WORKER_URL = new URL('./worker.js', import.meta.url);
 /** Root spawns queued before the batch goes to the global queue even within one turn. */
 const FLUSH_AT = 256;
 
-export class Engine implements TaskOwner {
+export class Engine {
   readonly opts: ResolvedOptions;
   readonly memory: WebAssembly.Memory;
   readonly core: Core;
@@ -78,7 +79,7 @@ export class Engine implements TaskOwner {
   private ids = new Map<string, number>();
   private threads: Array<ThreadHandle<ToWorker, FromWorker>> = [];
   /** Root Tasks by G id (an array: ids are dense), and how many are pending. */
-  private pending: Array<Task<unknown> | undefined> = [];
+  private pending: Array<RootTask<unknown> | undefined> = [];
   private npending = 0;
   private batch: number[] = [];
   private deferred: Deferred[] = [];
@@ -111,7 +112,7 @@ export class Engine implements TaskOwner {
   private sampled = 0;
   /** Cancellation tokens (made on first use) and the clean-ups of cancellable root tasks. */
   private tokens: CancelTokens | null = null;
-  private readonly cleanups = new Map<Task<unknown>, () => void>();
+  private readonly cleanups = new Map<RootTask<unknown>, () => void>();
   /** The one 'abort' listener of each signal given to root tasks. */
   private readonly signals = new SignalWatch();
   /** Shared buffers every worker has acknowledged (ids below this), and the delivery in flight. */
@@ -265,7 +266,7 @@ export class Engine implements TaskOwner {
   }
 
   /** Releases a root task's cancellation token and listeners, once its G is back. */
-  private cleanup(t: Task<unknown>): void {
+  private cleanup(t: RootTask<unknown>): void {
     const f = this.cleanups.get(t);
     if (f !== undefined) { this.cleanups.delete(t); f(); }
   }
@@ -292,8 +293,8 @@ export class Engine implements TaskOwner {
    * the event loop go to the global queue together, with one lock and one wakep, at the next
    * microtask (DESIGN.md "Root tasks").
    */
-  spawn(name: string, args: unknown[], opts: SpawnOptions | null = null): Task<unknown> {
-    const t = new Task(this, 0, 0, String(name));
+  spawn(name: string, args: unknown[], opts: SpawnOptions | null = null): RootTask<unknown> {
+    const t = new RootTask<unknown>(String(name));
     if (this.closed || this.closing) { t.settle(false, closedError(`spawn('${name}')`)); return t; }
     if (this.failure !== null) { t.settle(false, this.failure); return t; }
     const id = this.ids.get(name);
@@ -319,7 +320,7 @@ export class Engine implements TaskOwner {
    * Gives task t a cancellation token wired to opts.signal and opts.timeout: on abort the
    * token's flag is set, the workers are told (for ctx.signal), and t rejects at once.
    */
-  private cancellable(t: Task<unknown>, opts: SpawnOptions): number {
+  private cancellable(t: RootTask<unknown>, opts: SpawnOptions): number {
     const { signal, timeout } = opts;
     if (signal !== undefined && signal.aborted) {
       t.settle(false, abortedError(t.name, signal.reason, true));
@@ -347,7 +348,7 @@ export class Engine implements TaskOwner {
     return token;
   }
 
-  private submit(t: Task<unknown>, id: number, args: unknown[], token: number, cls: number, transfer?: readonly ArrayBuffer[]): void {
+  private submit(t: RootTask<unknown>, id: number, args: unknown[], token: number, cls: number, transfer?: readonly ArrayBuffer[]): void {
     const core = this.core;
     const g = core.gfGet(-1);
     if (g === 0) {
@@ -380,8 +381,8 @@ export class Engine implements TaskOwner {
     if ((token | cls) !== 0) this.views.u32[(a + G_PRIO) >>> 2] = (token << G_TOKEN_SHIFT) | cls; // the tree inherits both
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
     rootAwaited(this.views, a); // the main thread (M0) awaits the root
-    (t as { g: number }).g = g;
-    (t as { gen: number }).gen = this.gs.gen(a);
+    t.g = g;
+    t.gen = this.gs.gen(a);
     this.sysmon.start(); // watches while tasks are in flight (a no-op when it runs already)
     this.pending[g] = t;
     this.npending++;
@@ -442,12 +443,6 @@ export class Engine implements TaskOwner {
       if (w.m === m && w.id <= id) { w.resolve(); return false; }
       return true;
     });
-  }
-
-  awaitTask(task: Task<unknown>): Promise<unknown> {
-    if (task.state === TASK_OK) return Promise.resolve(task.value);
-    if (task.state === TASK_FAILED) return Promise.reject(task.value);
-    return new Promise((resolve, reject) => { task.res = resolve; task.rej = reject; });
   }
 
   /** Settles root Tasks as their Gs arrive in M0's inbox; runs while any is pending. */

@@ -4,7 +4,8 @@
 import { Engine, type SpawnOptions } from './engine.js';
 import { resolveOptions, type ResolvedOptions, type SchedulerOptions } from './options.js';
 import type { SchedulerStats } from './stats.js';
-import type { Task, JoinRequest } from './task.js';
+import type { JoinRequest } from './task.js';
+import type { RootTask } from './root-task.js';
 import type { TaskContext } from './context.js';
 import { checkPriority } from './priority.js';
 import { optionRangeError, optionTypeError, unknownOptionError } from './errors.js';
@@ -34,7 +35,7 @@ type AnyModule = Record<string, TaskFunction>;
 
 /** `sched.with(options)`: spawn and run with per-task options. */
 export interface ScheduleWith<Mod> {
-  spawn<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Task<TaskResult<Mod, K>>;
+  spawn<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): RootTask<TaskResult<Mod, K>>;
   run<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Promise<TaskResult<Mod, K>>;
 }
 
@@ -131,14 +132,14 @@ export class Scheduler<Mod = AnyModule> {
     return this.#engine.names;
   }
 
-  /** Spawns a root task and returns its handle; `await` it for the result. */
-  spawn<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Task<TaskResult<Mod, K>> {
-    return this.#engine.spawn(name, args) as Task<TaskResult<Mod, K>>;
+  /** Spawns a root task and returns its handle, a Promise of its result (DESIGN.md "Root tasks"). */
+  spawn<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): RootTask<TaskResult<Mod, K>> {
+    return this.#engine.spawn(name, args) as RootTask<TaskResult<Mod, K>>;
   }
 
-  /** Spawns a root task and resolves with its result. */
+  /** Spawns a root task and resolves with its result: `spawn`, typed as a plain Promise. */
   run<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Promise<TaskResult<Mod, K>> {
-    return this.#engine.spawn(name, args).result() as Promise<TaskResult<Mod, K>>;
+    return this.#engine.spawn(name, args) as Promise<TaskResult<Mod, K>>;
   }
 
   /**
@@ -156,7 +157,7 @@ export class Scheduler<Mod = AnyModule> {
     const engine = this.#engine;
     return {
       spawn: (name, ...args) => engine.spawn(name, args, opts) as never,
-      run: (name, ...args) => engine.spawn(name, args, opts).result() as never,
+      run: (name, ...args) => engine.spawn(name, args, opts) as never,
     };
   }
 

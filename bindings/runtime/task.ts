@@ -14,7 +14,7 @@ export const TASK_PENDING = 0;
 export const TASK_OK = 1; // fulfilled: `value` is the result
 export const TASK_FAILED = 2; // rejected: `value` is the error
 
-/** Who can settle a Task: the M that spawned it (in a worker) or the main thread's engine. */
+/** Who can settle a Task: the M that spawned it (root tasks are RootTasks: root-task.ts). */
 export interface TaskOwner {
   /** Registers interest in g's result; the promise settles with it. Called once per Task. */
   awaitTask(task: Task<unknown>): Promise<unknown>;
@@ -31,8 +31,8 @@ export class Task<T = unknown> implements PromiseLike<T> {
   /** @internal */ readonly gen: number;
   /** @internal USE_FREE, USE_AWAITED, USE_JOINED or USE_DETACHED */ use = USE_FREE;
   /** @internal */ promise: Promise<T> | null = null;
-  /** @internal TASK_PENDING, TASK_OK or TASK_FAILED (root tasks and inline children, which may settle before anyone awaited) */ state = TASK_PENDING;
-  /** @internal root tasks: the settled value, or the resolvers once awaited */ value: unknown = undefined;
+  /** @internal TASK_PENDING, TASK_OK or TASK_FAILED (inline children, which may settle before anyone awaited) */ state = TASK_PENDING;
+  /** @internal inline children: the settled value */ value: unknown = undefined;
   /** @internal */ res: ((v: unknown) => void) | null = null;
   /** @internal */ rej: ((e: unknown) => void) | null = null;
   /** The task function's name. */
@@ -70,10 +70,10 @@ export class Task<T = unknown> implements PromiseLike<T> {
   }
 
   /**
-   * @internal Settles a root task: now if awaited, else when first awaited. A failure nobody
-   * observes yet gets its rejected promise now, so it surfaces as an unhandledRejection exactly as
-   * a Promise's would (DESIGN.md "Root tasks"); `quiet` failures (a forced close's) do not.
-   * Main thread.
+   * @internal Settles a Task this thread settles itself (a child that ran inline: "Spawning at
+   * capacity"): now if awaited, else when first awaited. A failure nobody observes yet gets its
+   * rejected promise now, so it surfaces as an unhandledRejection as a Promise's would; `quiet`
+   * failures do not. (Root tasks are RootTasks: root-task.ts.) The spawning M.
    */
   settle(ok: boolean, value: unknown, quiet = false): void {
     if (this.state !== TASK_PENDING) return;

@@ -7,6 +7,6 @@ const sched = await Scheduler.start({
   backend: 'wasm',                               // 'wasm' | 'js'
 });
 console.log(await sched.run('fibc', 30));       // spawn a root task, await its result
-const t = sched.spawn('fib', 20);               // a Task handle; `await t` gives the result
+const t = sched.spawn('fib', 20);               // a Task: a Promise of the result, with t.name
 console.log(await t, sched.stats().totals);     // counters per P, per thread, in total
 await sched.close();                            // finish what was spawned, then stop the threads
