@@ -235,7 +235,8 @@ type QOp =
   | { k: 'forkLen'; p: number }
   | { k: 'forkNew'; p: number; spare: boolean; pick: number; argc: number; x: number }
   | { k: 'forkDone'; p: number; pick: number }
-  | { k: 'spawnNew'; p: number; argc: number; x: number; prio: number };
+  | { k: 'spawnNew'; p: number; argc: number; x: number; prio: number }
+  | { k: 'joinLink'; pick: number; par: number; i: number; word: number };
 
 const pSel = fc.integer({ min: -1, max: 15 }); // -1: global / no P; else taken mod nprocs
 
@@ -271,6 +272,7 @@ const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ k: fc.constant('forkLen' as const), p: sel }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('forkNew' as const), p: sel, spare: fc.boolean(), pick: sel, argc: fc.integer({ min: 0, max: 3 }), x: fc.double({ noNaN: true }) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('forkDone' as const), p: sel, pick: sel }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('joinLink' as const), pick: sel, par: sel, i: fc.integer({ min: 0, max: 6 }), word: fc.constantFrom(0, L.JOIN_DONE, L.JOIN_DONE | L.JOIN_DETACHED, L.JOIN_FORK, L.JOIN_PARENT) }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('spawnNew' as const), p: sel, argc: fc.integer({ min: 0, max: 3 }), x: fc.double({ noNaN: true }), prio: prioWord }) },
 );
 
@@ -496,6 +498,18 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         if (want === 0) return;
         if (full) dead.push(want);
         else model.forks[p].push(want);
+        break;
+      }
+      case 'joinLink': {
+        // A continuation links a child (dead Gs stand in for both) whose join word is `word`.
+        if (dead.length === 0) return;
+        const c = dead[op.pick % dead.length];
+        const g = dead[op.par % dead.length];
+        pair.store((h) => h.mem.gAddr(c) + L.G_JOIN, op.word);
+        const r = pair.call('joinLink', g, c, op.i);
+        expectModel(r, (op.word & L.JOIN_DONE) !== 0 ? 0 : 1, `joinLink(${g}, ${c}) over ${op.word}`);
+        pair.store((h) => h.mem.gAddr(c) + L.G_JOIN, 0); // a plain dead G again for the ops that follow
+        pair.store((h) => h.mem.gAddr(c) + L.G_PARENT, 0);
         break;
       }
       case 'spawnNew': {

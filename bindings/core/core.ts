@@ -127,6 +127,11 @@ export interface Core {
    *  the G table is full (DESIGN.md "Results and joins"). */
   spawnNew(p: number, m: number, fn: number, argc: number, x0: number, x1: number, x2: number, prio: number, parent: number): number;
 
+  /** The joining M only. Links child c to join continuation g as its slot i (G_PARENT = g,
+   *  G_INDEX = i, then JOIN_PARENT in c's join word unless JOIN_DONE): 1 linked, 0 when c is
+   *  done (the caller moves its result). DESIGN.md "Results and joins". */
+  joinLink(g: number, c: number, i: number): number;
+
   // ---- Fork-join (DESIGN.md "Fork-join") -------------------------------------------------
   /** M m holding P p only. G parent forked g (G_DEAD, prepared): g goes runnable on p's fork
    *  deque (an M that traces records the spawn), then wakep() if needed. 1, or 0 when the

@@ -22,7 +22,7 @@ import type { GSlots } from './gslots.js';
 import { forkWake } from './fork.js';
 import { pushInbox } from './inbox.js';
 import {
-  JOIN_TO_FORK, JOIN_TO_NOBODY, JOIN_TO_PARENT, joinArm, joinAwait, joinDetach, joinFinish, joinLink, joinLinked,
+  JOIN_TO_FORK, JOIN_TO_NOBODY, JOIN_TO_PARENT, joinArm, joinAwait, joinDetach, joinFinish, joinLinked,
   joinRelease, joinWaiterInit, joinWord,
 } from './joinword.js';
 import { TASK_FAILED, type JoinRequest, type Task } from './task.js';
@@ -114,12 +114,10 @@ export function joinChildren(f: Finisher, g: number, a: number, req: JoinRequest
       continue;
     }
     const c = t.g;
-    const ca = gs.addr(c);
-    v.u32[(ca + G_PARENT) >>> 2] = g; // read by its finisher after it sees JOIN_PARENT: published by joinLink's CAS
-    v.u32[(ca + G_INDEX) >>> 2] = i + off; // the same
-    if (!joinLink(v.i32, ca)) {
+    // The core stores G_PARENT and G_INDEX, then CASes JOIN_PARENT in (unless done).
+    if (f.core.joinLink(g, c, i + off) === 0) {
       // Already finished: its result waits in its own slot; move it now.
-      gs.moveResultToParent(ca, a, i + off);
+      gs.moveResultToParent(gs.addr(c), a, i + off);
       f.core.gfPut(f.p, c);
       joinRelease(v.i32, a); // cannot reach 0: the joiner's guard is still held
     }

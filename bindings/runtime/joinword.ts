@@ -8,7 +8,9 @@
 //   JOIN_DONE      finishG (joinFinish), after the result is stored: Atomics.or
 //   waiter         awaitDone (joinAwait): CAS, only while not done; rootAwaited (joinWaiterInit)
 //                  for a root, before the G is readied
-//   JOIN_PARENT    joinChildren (joinLink): CAS, only while not done
+//   JOIN_PARENT    joinChildren, through the core's joinLink (assembly/join.ts and its twin:
+//                  a Wasm CAS is one instruction, a JS one a builtin call): CAS, only while
+//                  not done
 //   JOIN_DETACHED  detachG, detachOrphan (joinDetach): Atomics.or
 //   JOIN_FORK      fork.ts waitStolen (joinForkMark): CAS, only while not done
 //   spare mark     fork.ts putG (joinMarkSpare): JOIN_DONE on a G its M keeps for the next
@@ -94,22 +96,6 @@ export function joinAwait(i32: Int32Array, a: number, mid: number): boolean {
     const old = Atomics.load(i32, w); // acquire: pairs with joinFinish's or
     if ((old & JOIN_DONE) !== 0) return true;
     if (Atomics.compareExchange(i32, w, old, old | (mid + 1)) === old) return false; // pairs with joinFinish's or
-  }
-}
-
-/** linkChild: links the child at ca to its join continuation unless it is done; true when
- *  linked, false when the caller must move its result now. The joining M. */
-export function joinLink(i32: Int32Array, ca: number): boolean {
-  const w = (ca + G_JOIN) >>> 2;
-  // The common case, a child nobody has touched yet (word 0), is one CAS with no load first: a
-  // JS atomic is a builtin call (about 12 ns a load, 45 a CAS here), not one instruction.
-  let old = Atomics.compareExchange(i32, w, 0, JOIN_PARENT); // pairs with joinFinish's or
-  if (old === 0) return true;
-  for (;;) {
-    if ((old & JOIN_DONE) !== 0) return false;
-    const seen = Atomics.compareExchange(i32, w, old, old | JOIN_PARENT); // pairs with joinFinish's or
-    if (seen === old) return true;
-    old = seen;
   }
 }
 

@@ -20,6 +20,14 @@ export const bugs = [
     }],
   },
   {
+    name: 'join-link-store', // the core's joinLink sets JOIN_PARENT by a load and a store instead of a CAS
+    edits: [{
+      file: 'join.ts',
+      from: 'let old = Atomics.compareExchange(i32, w + JOIN, 0, JOIN_PARENT);',
+      to: 'let old = Atomics.load(i32, w + JOIN); if ((old & JOIN_DONE) === 0) { Atomics.store(i32, w + JOIN, old | JOIN_PARENT); old = 0; }',
+    }],
+  },
+  {
     name: 'join-await-store', // awaitTask sets its waiter bits by a store instead of a CAS
     edits: [{
       file: 'joinword.ts',
@@ -74,7 +82,7 @@ export async function scenarios(variant, edits) {
       const i32 = mm.i32;
       yield* J.joinArm(i32, addr(PARENT), 2);
       for (const [i, x] of [[0, C1], [1, C2]]) {
-        if (!(yield* J.joinLink(i32, addr(x)))) {
+        if (!(yield* T.join.joinLink(mm, PARENT, x, i))) { // the core's link (assembly/join.ts's twin)
           yield ['st', i32, SLOT(i), yield ['ld', i32, RESULT(x)]];
           free(x);
           if (yield* J.joinRelease(i32, addr(PARENT))) g.err ||= 'a child release took the count to 0 under the guard';
