@@ -236,7 +236,8 @@ type QOp =
   | { k: 'forkNew'; p: number; spare: boolean; pick: number; argc: number; x: number }
   | { k: 'forkDone'; p: number; pick: number }
   | { k: 'spawnNew'; p: number; argc: number; x: number; prio: number }
-  | { k: 'joinLink'; pick: number; par: number; i: number; word: number };
+  | { k: 'joinLink'; pick: number; par: number; i: number; word: number }
+  | { k: 'finishLinked'; p: number; pick: number; par: number; last: boolean };
 
 const pSel = fc.integer({ min: -1, max: 15 }); // -1: global / no P; else taken mod nprocs
 
@@ -273,6 +274,7 @@ const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ k: fc.constant('forkNew' as const), p: sel, spare: fc.boolean(), pick: sel, argc: fc.integer({ min: 0, max: 3 }), x: fc.double({ noNaN: true }) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('forkDone' as const), p: sel, pick: sel }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('joinLink' as const), pick: sel, par: sel, i: fc.integer({ min: 0, max: 6 }), word: fc.constantFrom(0, L.JOIN_DONE, L.JOIN_DONE | L.JOIN_DETACHED, L.JOIN_FORK, L.JOIN_PARENT) }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('finishLinked' as const), p: pSel, pick: sel, par: sel, last: fc.boolean() }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('spawnNew' as const), p: sel, argc: fc.integer({ min: 0, max: 3 }), x: fc.double({ noNaN: true }), prio: prioWord }) },
 );
 
@@ -510,6 +512,25 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         expectModel(r, (op.word & L.JOIN_DONE) !== 0 ? 0 : 1, `joinLink(${g}, ${c}) over ${op.word}`);
         pair.store((h) => h.mem.gAddr(c) + L.G_JOIN, 0); // a plain dead G again for the ops that follow
         pair.store((h) => h.mem.gAddr(c) + L.G_PARENT, 0);
+        break;
+      }
+      case 'finishLinked': {
+        // A linked child (a dead G) finished into its continuation (another dead G, a normal
+        // one): freed, and the continuation readied when its count reaches 0.
+        if (dead.length < 2) return;
+        const c = take(dead, op.pick)!;
+        const pi = op.par % dead.length;
+        const pg = dead[pi];
+        const p = op.p < 0 ? -1 : op.p % n;
+        pair.store((h) => h.mem.gAddr(pg) + L.G_PRIO, 0);
+        pair.store((h) => h.mem.gAddr(pg) + L.G_PENDING, op.last ? 1 : 2);
+        const r = pair.call('finishLinked', p, c, pg);
+        model.gfPut(p, c);
+        expectModel(r, op.last ? 1 : 0, `finishLinked(${p}, ${c}, ${pg})`);
+        if (op.last) {
+          dead.splice(pi, 1);
+          model.ready(p, pg, 1, L.PRIO_NORMAL, false);
+        }
         break;
       }
       case 'spawnNew': {

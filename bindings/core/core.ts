@@ -131,6 +131,10 @@ export interface Core {
    *  G_INDEX = i, then JOIN_PARENT in c's join word unless JOIN_DONE): 1 linked, 0 when c is
    *  done (the caller moves its result). DESIGN.md "Results and joins". */
   joinLink(g: number, c: number, i: number): number;
+  /** The M that finished linked child g (G_DEAD, its result already in continuation pg's slot;
+   *  p < 0: crash recovery): gfPut(p, g), the release of pg's join count, and ready(p, pg, 1)
+   *  when it was the last. 1 when pg was readied. DESIGN.md "Results and joins". */
+  finishLinked(p: number, g: number, pg: number): number;
 
   // ---- Fork-join (DESIGN.md "Fork-join") -------------------------------------------------
   /** M m holding P p only. G parent forked g (G_DEAD, prepared): g goes runnable on p's fork

@@ -11,12 +11,13 @@
 //   awaitDone     the handle's owner awaiting it (waiters.ts): its M index (joinAwait)
 //   rootAwaited   the main thread, for a root G before it is readied (engine.ts submit)
 //   joinChildren  the M turning a G into a join continuation (m.ts join): JOIN_PARENT on each
-//                 child (joinLink), and the continuation's count (joinArm, joinRelease)
+//                 child (the core's joinLink), and the continuation's count (joinArm,
+//                 joinRelease; a child's finisher releases it through the core's finishLinked)
 //   detachG       the handle's owner when nobody awaited or joined it (kids.ts): JOIN_DETACHED
 //   detachOrphan  the main thread, for the handles of a crashed M's tasks (recover.ts)
 // Exactly one side sees the other's bit, so each result is taken once and each G freed once.
 
-import { G_DEAD, G_INDEX, G_PARENT, GF_CONT, GF_SHAPED, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK } from '../../assembly/shared/layout.js';
+import { G_DEAD, G_PARENT, GF_CONT, GF_SHAPED, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { GSlots } from './gslots.js';
 import { forkWake } from './fork.js';
@@ -61,8 +62,7 @@ export function finishG(f: Finisher, g: number, a: number, from: number, value: 
     const pa = gs.addr(pg);
     gs.setParentSlot(pa, gs.indexOf(a), value, isError, name);
     f.setStatus(g, a, from, G_DEAD);
-    f.core.gfPut(f.p, g);
-    if (joinRelease(f.views.i32, pa)) f.core.ready(f.p, pg, 1);
+    f.core.finishLinked(f.p, g, pg); // gfPut, the release of pg's count, ready when the last
     return;
   }
   gs.setResult(a, value, isError, name);
@@ -72,8 +72,7 @@ export function finishG(f: Finisher, g: number, a: number, from: number, value: 
     const pg = gs.parentOf(a);
     const pa = gs.addr(pg);
     gs.moveResultToParent(a, pa, gs.indexOf(a));
-    f.core.gfPut(f.p, g);
-    if (joinRelease(f.views.i32, pa)) f.core.ready(f.p, pg, 1);
+    f.core.finishLinked(f.p, g, pg); // as above
   } else if (to > 0) {
     const wm = to - 1;
     if (wm === f.mid) f.deliverLocal(g, a);

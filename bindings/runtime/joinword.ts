@@ -21,7 +21,8 @@
 // detacher frees it. The CAS writers never set a bit over DONE.
 //
 // G_PENDING of a join continuation: its children not yet delivered plus the joiner's guard
-// (joinArm); each delivery and the guard's drop subtract 1 (joinRelease), and whoever takes it
+// (joinArm); each delivery and the guard's drop subtract 1 (joinRelease here for the joiner;
+// the core's finishLinked for a child's finisher, assembly/join.ts), and whoever takes it
 // to 0 readies the continuation. The guard keeps it from reaching 0 while the joiner is still
 // linking children.
 

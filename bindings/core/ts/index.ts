@@ -21,7 +21,7 @@
 //   trace.ts    task starts and spawns into the tracing M's event ring
 //   forkq.ts    the fork deque of a P (Chase-Lev) and the fork steal
 //   spawn.ts    spawnNew: ctx.spawn of number arguments in one call
-//   join.ts     joinLink: a join continuation's link to a child
+//   join.ts     joinLink, finishLinked: a join continuation's link to a child, and its release
 //   fork.ts     forkNew / forkPush / forkPop / forkDone / forkHelp: fork-join's core calls
 //   init.ts     laying the layout down
 
@@ -40,7 +40,7 @@ import { stealOrderAt, stealThreshold, stealWork } from './steal.js';
 import { handoff, pGiveBack, pReserve, pRetire } from './sysmon.js';
 import { forkDone, forkHelp, forkNew, forkPop, forkPush } from './fork.js';
 import { spawnNew } from './spawn.js';
-import { joinLink } from './join.js';
+import { finishLinked, joinLink } from './join.js';
 import { forkLen } from './forkq.js';
 
 /** A Core over `memory` for the calling thread; `canBlock`: may this thread Atomics.wait
@@ -87,6 +87,7 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
     spawnNew: (p: number, mi: number, fn: number, argc: number, x0: number, x1: number, x2: number, prio: number, parent: number): number =>
       spawnNew(m, p, mi, fn, argc, x0, x1, x2, prio, parent),
     joinLink: (g: number, c: number, i: number): number => joinLink(m, g, c, i),
+    finishLinked: (p: number, g: number, pg: number): number => finishLinked(m, p, g, pg),
     forkNew: (p: number, mi: number, spare: number, fn: number, argc: number, x0: number, x1: number, x2: number): number =>
       forkNew(m, p, mi, spare, fn, argc, x0, x1, x2),
     forkDone: (p: number, g: number): void => forkDone(m, p, g),

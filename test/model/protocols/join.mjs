@@ -28,6 +28,14 @@ export const bugs = [
     }],
   },
   {
+    name: 'join-release-store', // the core's release of a linked child by a load and a store instead of a sub
+    edits: [{
+      file: 'join.ts',
+      from: 'return Atomics.sub(m.i32, w + PENDING, 1) === 1;',
+      to: 'const n = Atomics.load(m.i32, w + PENDING) - 1; Atomics.store(m.i32, w + PENDING, n); return n === 0;',
+    }],
+  },
+  {
     name: 'join-await-store', // awaitTask sets its waiter bits by a store instead of a CAS
     edits: [{
       file: 'joinword.ts',
@@ -56,7 +64,7 @@ export async function scenarios(variant, edits) {
       if (yield* J.joinLinked(i32, addr(x))) { // straight into the parent's slot
         yield ['st', i32, SLOT(i), v];
         free(x);
-        if (yield* J.joinRelease(i32, addr(PARENT))) yield* ready(mm);
+        if (yield* T.join.joinReleased(mm, PARENT)) yield* ready(mm); // the core's finishLinked (assembly/join.ts's twin)
         return;
       }
       yield ['st', i32, RESULT(x), v];
@@ -64,7 +72,7 @@ export async function scenarios(variant, edits) {
       if (to === J.JOIN_TO_PARENT) {
         yield ['st', i32, SLOT(i), yield ['ld', i32, RESULT(x)]];
         free(x);
-        if (yield* J.joinRelease(i32, addr(PARENT))) yield* ready(mm);
+        if (yield* T.join.joinReleased(mm, PARENT)) yield* ready(mm); // finishLinked, as above
       } else if (to > 0) {
         g.inbox.push([to - 1, x]); // pushInbox: that M's deliverLocal takes it
       } else if (to === J.JOIN_TO_NOBODY) {
