@@ -1,7 +1,8 @@
 // Suite `workloads`: real workloads with published answers, each beside one plain JS thread,
 // piscina, and the same algorithms in Go (sequential and goroutines), in the same run.
 //
-//   node bench/workloads.mjs [--quick] [--reps N] [--procs N] [--json FILE]
+//   node bench/workloads.mjs [--quick] [--reps N] [--procs N] [--json FILE] [--only 'UTS,N-Queens']
+//   (--only: the workloads whose name starts with one of those; the geometric mean over them)
 //
 // Workloads (full size; --quick runs small trees and sizes, checked against one thread):
 //   UTS T1, T3   UTS's sample trees with its SHA-1 random number generator (bench/kernels/):
@@ -96,6 +97,7 @@ async function runWorkloads(opts) {
   const summary = [];
   // A workload block runs every variant `reps` times plus a warm-up: its watchdog allows for it.
   const blockMs = (opts.quick ? 60_000 : 240_000) * (reps + 1);
+  const wanted = (name) => opts.only.length === 0 || opts.only.some((w) => name.startsWith(w));
   // Each variant runs untimed first, at least once and for this long (lib/interleave.mjs).
   const warmMs = opts.quick ? 300 : 1;
 
@@ -146,7 +148,7 @@ async function runWorkloads(opts) {
   try {
     // UTS: T1 and T3 (quick: S1, S3).
     for (const name of S.trees) {
-      await res.attempt(`UTS ${name}`, async () => {
+      if (wanted(`UTS ${name}`)) await res.attempt(`UTS ${name}`, async () => {
         const ti = TREE_NAMES.indexOf(name);
         const t = TREE_LIST[ti];
         const want = t.nodes !== undefined ? [t.nodes, t.leaves, t.depth] : walkTree(t);
@@ -181,7 +183,7 @@ async function runWorkloads(opts) {
     }
 
     // N-Queens.
-    await res.attempt('N-Queens', async () => {
+    if (wanted('N-Queens')) await res.attempt('N-Queens', async () => {
       const [n, cut] = S.queens;
       const want = SOLUTIONS[n];
       const tasks = placements(n, cut);
@@ -205,7 +207,7 @@ async function runWorkloads(opts) {
     }, blockMs);
 
     // Merge sort.
-    await res.attempt('merge sort', async () => {
+    if (wanted('merge sort')) await res.attempt('merge sort', async () => {
       const [n, cut] = S.msort;
       const abuf = new SharedArrayBuffer(n * 8);
       const bbuf = new SharedArrayBuffer(n * 8);
@@ -245,7 +247,7 @@ async function runWorkloads(opts) {
     }, blockMs);
 
     // Mandelbrot.
-    await res.attempt('Mandelbrot', async () => {
+    if (wanted('Mandelbrot')) await res.attempt('Mandelbrot', async () => {
       const [w, maxIter, grain] = S.mandel;
       const ref = new Int32Array(w * w);
       const want = rows(ref, w, w, 0, w, maxIter);

@@ -96,6 +96,8 @@ describe('the fork-join forms on 2 Ps agree with one thread', () => {
     for (const chunk of [16, 256]) {
       expect(await within(s.run('utsChunk', ti, Int32Array.from([...root, 0]), chunk), 60000, 'utsChunk')).toEqual(want);
     }
+    // A plain array as the root's stack.
+    expect(await within(s.run('utsChunk', ti, [...root, 0], 16), 60000, 'utsChunk, plain array')).toEqual(want);
     expect(walk(t, [...root, 0])).toEqual(want);
   });
 

@@ -6,14 +6,14 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { setWatchdog } from './guard.mjs';
 
-const FLAGS = '--quick, --reps N, --procs N, --json PATH, --suite NAME, --svg PATH, --publish';
+const FLAGS = '--quick, --reps N, --procs N, --json PATH, --suite NAME, --svg PATH, --publish, --only NAMES';
 
 /**
  * Parses the flags every entry point accepts. `defaults` gives json/svg defaults (run.mjs);
  * a suite run alone writes JSON only when asked. Sets the watchdog's time per workload.
  */
 export function parseArgs(argv, defaults = {}) {
-  const o = { quick: false, reps: 0, procs: 2, json: defaults.json ?? null, svg: defaults.svg ?? null, suites: [], publish: false };
+  const o = { quick: false, reps: 0, procs: 2, json: defaults.json ?? null, svg: defaults.svg ?? null, suites: [], publish: false, only: [] };
   const value = (i, name) => {
     const v = argv[i + 1];
     if (v === undefined || v.startsWith('--')) throw new TypeError(`${name} needs a value`);
@@ -33,6 +33,7 @@ export function parseArgs(argv, defaults = {}) {
     else if (a === '--svg') { o.svg = value(i, a); i++; }
     else if (a === '--suite') { o.suites.push(...value(i, a).split(',')); i++; }
     else if (a === '--publish') o.publish = true;
+    else if (a === '--only') { o.only.push(...value(i, a).split(',')); i++; } // workloads: the rows whose name starts with one
     else throw new TypeError(`unknown argument ${a} (flags: ${FLAGS})`);
   }
   if (o.reps === 0) o.reps = o.quick ? 3 : 5;
