@@ -1,6 +1,7 @@
 // The chunked UTS's cost over the plain walk: UTS T1 or T3 walked by one plain JS thread (the
 // kernel's own loop, bench/kernels/uts.mjs) and by workload-tasks.mjs's utsChunk on a
-// scheduler of --procs Ps (no spare thread), alternating run by run. Prints, per variant, the
+// scheduler of --procs Ps (no spare thread), and the walk as one task on a worker ('one task'),
+// alternating run by run. Prints, per variant, the
 // median wall time and the median CPU time of the whole process (every thread, process.cpuUsage)
 // per run, and per repetition the CPU ratio to the plain walk: the work the chunked form adds.
 // On a machine shared with other work the wall times (and speed-ups) are not the scheduler's,
@@ -45,6 +46,7 @@ const sched = await Scheduler.start({ tasks: new URL('./workload-tasks.mjs', imp
 const schedBase = base === null ? null : await Scheduler.start({ tasks: pathToFileURL(`${base}/bench/workload-tasks.mjs`), ...opts });
 const variants = {
   'one JS thread': async () => walk(t, root6),
+  'one task': () => sched.run('utsWalk', ti, root6), // the walk itself, on a worker
   utsChunk: () => sched.run('utsChunk', ti, root6, chunk),
 };
 if (schedBase !== null) variants['baseline utsChunk'] = () => schedBase.run('utsChunk', ti, root6, chunk);
