@@ -14,6 +14,8 @@ import { gfGet, gfPut } from './gfree';
 
 /** The bits of G_PRIO a fork inherits from its forker: the cancellation token and the class. */
 const FORK_INHERIT: u32 = (<u32>0xffff << G_TOKEN_SHIFT) | PRIO_MASK;
+/** TAG_NUMBER in each of a G's eight argument tag bytes (G_ARG_TAGS). */
+const NUMBER_TAGS: u64 = <u64>TAG_NUMBER * 0x0101010101010101;
 import { forkLen, forkqPop, forkqPush, forkSteal } from './forkq';
 import { runqGetNext, runqGetRing } from './runq';
 import { execute, wakep } from './sched';
@@ -42,17 +44,20 @@ export function forkPush(p: i32, m: i32, g: u32, parent: u32): i32 {
 }
 
 /**
- * ctx.fork's whole core side in one call, for a child whose arguments are argc <= 3 numbers
- * (DESIGN.md "Fork-join", step 1). The G: `spare` (a G_DEAD fork G this M ran inline and kept,
- * JOIN_DONE-marked for crash recovery) when non-zero, else one from p's free list. Its fields:
- * fn, argc, the arguments x0..x2 as number slots, G_PARENT = PARENT_SPAWNER | m, the join word
- * 0, and G_PRIO = GF_FORK with the cancellation token and class of the G running on m (MR_CURG:
- * the forker, whose tree they belong to). Then forkPush (the forker is the trace's parent), and
- * a wake-up of the joiners asleep on S_RT_FORK_EPOCH (forkWake) if one may sleep (S_RT_FORK_SLEEPERS). Returns g on the deque, -g when
- * the deque was full (g stays G_DEAD with its fields, for the forker to run inline), 0 when the
- * G table is full. M m holding P p only.
+ * ctx.fork's whole core side in one call, for a child whose arguments are argc <= G_INLINE_ARGS
+ * (7) numbers (DESIGN.md "Fork-join", step 1). The G: `spare` (a G_DEAD fork G this M ran
+ * inline and kept, JOIN_DONE-marked for crash recovery) when non-zero, else one from p's free
+ * list. Its fields: fn, argc, the arguments x0..x6 as number slots (all seven stored: the slots
+ * past argc are never read), the eight tag bytes (TAG_NUMBER in the first argc, 0 in the rest:
+ * a spare's were another fork's), G_PARENT = PARENT_SPAWNER | m, the join word 0, and G_PRIO =
+ * GF_FORK with the cancellation token and class of the G running on m (MR_CURG: the forker,
+ * whose tree they belong to). Then forkPush (the forker is the trace's parent), and a wake-up
+ * of the joiners asleep on S_RT_FORK_EPOCH (forkWake) if one may sleep (S_RT_FORK_SLEEPERS).
+ * Returns g on the deque, -g when the deque was full (g stays G_DEAD with its fields, for the
+ * forker to run inline), 0 when the G table is full. M m holding P p only.
  */
-export function forkNew(p: i32, m: i32, spare: u32, fn: u32, argc: u32, x0: f64, x1: f64, x2: f64): i32 {
+export function forkNew(p: i32, m: i32, spare: u32, fn: u32, argc: u32,
+  x0: f64, x1: f64, x2: f64, x3: f64, x4: f64, x5: f64, x6: f64): i32 {
   let g = spare != 0 ? spare : gfGet(p);
   if (g == 0) return 0;
   let gp = gAddr(g);
@@ -64,11 +69,14 @@ export function forkNew(p: i32, m: i32, spare: u32, fn: u32, argc: u32, x0: f64,
   store<u32>(gp, PARENT_SPAWNER | <u32>m, G_PARENT);
   store<u32>(gp, 0, G_JOIN); // a spare's JOIN_DONE mark goes (a fresh G has 0)
   store<u32>(gp, tree | GF_FORK, G_PRIO);
-  // the first argc tag bytes (little-endian); gfGet zeroed the rest, a spare's were these
-  store<u32>(gp, (<u32>TAG_NUMBER * 0x10101) & ((<u32>1 << (argc << 3)) - 1), G_ARG_TAGS);
-  if (argc > 0) store<f64>(gp, x0, G_ARGS);
-  if (argc > 1) store<f64>(gp, x1, G_ARGS + 8);
-  if (argc > 2) store<f64>(gp, x2, G_ARGS + 16);
+  store<u64>(gp, NUMBER_TAGS & ((<u64>1 << (<u64>(argc & 7) << 3)) - 1), G_ARG_TAGS); // little-endian: tag i is byte i
+  store<f64>(gp, x0, G_ARGS);
+  store<f64>(gp, x1, G_ARGS + 8);
+  store<f64>(gp, x2, G_ARGS + 16);
+  store<f64>(gp, x3, G_ARGS + 24);
+  store<f64>(gp, x4, G_ARGS + 32);
+  store<f64>(gp, x5, G_ARGS + 40);
+  store<f64>(gp, x6, G_ARGS + 48);
   if (forkPush(p, m, g, parent) == 0) return -<i32>g;
   // New work while a joiner may sleep: wake them all (they may help), once: the flag goes back
   // to 0 with the wake-up, so the forks that follow pay one load each. The push above comes

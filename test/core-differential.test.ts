@@ -271,7 +271,7 @@ const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ k: fc.constant('forkPop' as const), p: sel }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('forkHelp' as const), p: sel, v: pSel }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('forkLen' as const), p: sel }) },
-  { weight: 4, arbitrary: fc.record({ k: fc.constant('forkNew' as const), p: sel, spare: fc.boolean(), pick: sel, argc: fc.integer({ min: 0, max: 3 }), x: fc.double({ noNaN: true }) }) },
+  { weight: 4, arbitrary: fc.record({ k: fc.constant('forkNew' as const), p: sel, spare: fc.boolean(), pick: sel, argc: fc.integer({ min: 0, max: L.G_INLINE_ARGS }), x: fc.double({ noNaN: true }) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('forkDone' as const), p: sel, pick: sel }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('joinLink' as const), pick: sel, par: sel, i: fc.integer({ min: 0, max: 6 }), word: fc.constantFrom(0, L.JOIN_DONE, L.JOIN_DONE | L.JOIN_DETACHED, L.JOIN_FORK, L.JOIN_PARENT) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('finishLinked' as const), p: pSel, pick: sel, par: sel, last: fc.boolean() }) },
@@ -486,7 +486,7 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         break;
       }
       case 'forkNew': {
-        // A fork of argc numbers (x, x + 1, x + 2) from M 0, on a spare (a dead G) or a fresh G.
+        // A fork of argc numbers (x, x + 1, ..., x + 6) from M 0, on a spare (a dead G) or a fresh G.
         const p = op.p % n;
         const spare = op.spare ? take(dead, op.pick) ?? 0 : 0;
         if (spare !== 0) { // kept by the runtime after an inline run: marked a done orphan
@@ -495,7 +495,7 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         }
         const full = model.forks[p].length >= L.FORKQ_SIZE;
         const want = spare !== 0 ? spare : model.gfGet(p);
-        const r = pair.call('forkNew', p, 0, spare, 7, op.argc, op.x, op.x + 1, op.x + 2);
+        const r = pair.call('forkNew', p, 0, spare, 7, op.argc, op.x, op.x + 1, op.x + 2, op.x + 3, op.x + 4, op.x + 5, op.x + 6);
         expectModel(r, want === 0 ? 0 : full ? -want : want, `forkNew(${p}, spare ${spare})`);
         if (want === 0) return;
         if (full) dead.push(want);

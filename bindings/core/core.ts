@@ -141,14 +141,16 @@ export interface Core {
    *  deque (an M that traces records the spawn), then wakep() if needed. 1, or 0 when the
    *  deque is full (g stays G_DEAD, for the forker to run inline). */
   forkPush(p: number, m: number, g: number, parent: number): number;
-  /** M m holding P p only. ctx.fork in one call for a child whose argc <= 3 arguments are
-   *  numbers (x0..x2; the rest ignored): G `spare` (a G_DEAD fork G m kept, or 0: one from p's
-   *  free list) with its fields (fn, argc, the number slots, G_PARENT = PARENT_SPAWNER | m, the
+  /** M m holding P p only. ctx.fork in one call for a child whose argc <= G_INLINE_ARGS (7)
+   *  arguments are numbers (x0..x6; those past argc stored, never read): G `spare` (a G_DEAD
+   *  fork G m kept, or 0: one from p's free list) with its fields (fn, argc, the number slots
+   *  and their tag bytes, G_PARENT = PARENT_SPAWNER | m, the
    *  join word 0, G_PRIO = GF_FORK with the token and class of m's running G), forkPush with
    *  m's running G as the parent, then a wake-up of the joiners asleep on S_RT_FORK_EPOCH if
    *  any. g (on the deque), -g (the deque was full: g is G_DEAD, for the forker to run inline)
    *  or 0 (the G table is full). */
-  forkNew(p: number, m: number, spare: number, fn: number, argc: number, x0: number, x1: number, x2: number): number;
+  forkNew(p: number, m: number, spare: number, fn: number, argc: number,
+    x0: number, x1: number, x2: number, x3: number, x4: number, x5: number, x6: number): number;
   /** M holding P p only. Frees spare fork G g (G_DEAD, kept after an inline run): its spawner
    *  mark and join word cleared, back to p's free list. */
   forkDone(p: number, g: number): void;

@@ -18,8 +18,10 @@ export interface ContextHost {
   /** argc arguments: a0..a2 when argc <= 3 (no array per spawn), else all of them in `rest`. */
   spawnFrom(ctx: TaskContext, name: string, cls: number, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Task<unknown>;
   joinFrom(ctx: TaskContext, name: string, args: unknown[]): JoinRequest;
-  /** argc arguments: a0..a2 when argc <= 3 (no array per fork), else all of them in `rest`. */
-  forkFrom(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Fork;
+  /** argc arguments: a0..a6 when argc <= 7 (G_INLINE_ARGS: no array per fork), else all of
+   *  them in `rest`. */
+  forkFrom(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown,
+    a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): Fork;
   isCancelled(token: number): boolean;
   watchCancel(token: number, controller: AbortController): void;
   readonly mid: number;
@@ -74,11 +76,13 @@ export class TaskContext {
    * returns is joined then.
    */
   fork<T = unknown>(name: string, ...args: unknown[]): Fork<T>;
-  fork(name: string): Fork {
-    // `arguments`, not a rest parameter: up to three arguments travel without an array.
+  fork(name: string, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown, a4?: unknown, a5?: unknown, a6?: unknown): Fork {
+    // Named parameters, not a rest parameter: up to seven arguments (the G's inline slots)
+    // travel without an array; `arguments` is read only for its length and past seven.
     const n = arguments.length - 1;
-    if (n <= 3) return this.host.forkFrom(this, name, n, arguments[1], arguments[2], arguments[3], null);
-    return this.host.forkFrom(this, name, n, undefined, undefined, undefined, Array.prototype.slice.call(arguments, 1));
+    if (n <= 7) return this.host.forkFrom(this, name, n, a0, a1, a2, a3, a4, a5, a6, null);
+    return this.host.forkFrom(this, name, n, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
+      Array.prototype.slice.call(arguments, 1));
   }
 
   /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen). */

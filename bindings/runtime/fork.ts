@@ -130,20 +130,18 @@ export function notSyncError(name: string, r: unknown): TypeError {
 /** Spare Gs a ForkJoin keeps (see ForkJoin.spare). */
 const SPARE_MAX = 16;
 
-/** Writes fn and argc <= 3 arguments into fresh G at a (GSlots.init without the array). */
-function initArgs(v: Views, gs: GSlots, a: number, fn: number, argc: number, a0: unknown, a1: unknown, a2: unknown, name: string): void {
+/** Writes fn and argc <= G_INLINE_ARGS (7) arguments into fresh G at a (GSlots.init without
+ *  an array), freeing what it wrote when one cannot cross threads. */
+function initArgs(v: Views, gs: GSlots, a: number, fn: number, argc: number, a0: unknown, a1: unknown, a2: unknown,
+  a3: unknown, a4: unknown, a5: unknown, a6: unknown, name: string): void {
   v.u32[(a + G_FN) >>> 2] = fn;
   v.u32[(a + G_ARGC) >>> 2] = argc;
-  if (argc === 0) return;
   let i = 0;
   try {
-    writeSlot(v, gs.heap, a + G_ARG_TAGS, a + G_ARGS, a0, name, 0, gs.shared);
-    if (argc === 1) return;
-    i = 1;
-    writeSlot(v, gs.heap, a + G_ARG_TAGS + 1, a + G_ARGS + 8, a1, name, 1, gs.shared);
-    if (argc === 2) return;
-    i = 2;
-    writeSlot(v, gs.heap, a + G_ARG_TAGS + 2, a + G_ARGS + 16, a2, name, 2, gs.shared);
+    for (; i < argc; i++) {
+      const x = i === 0 ? a0 : i === 1 ? a1 : i === 2 ? a2 : i === 3 ? a3 : i === 4 ? a4 : i === 5 ? a5 : a6;
+      writeSlot(v, gs.heap, a + G_ARG_TAGS + i, a + G_ARGS + 8 * i, x, name, i, gs.shared);
+    }
   } catch (e) {
     for (let j = 0; j < i; j++) freeSlot(v, gs.heap, a + G_ARG_TAGS + j, a + G_ARGS + 8 * j);
     throw e;
@@ -196,9 +194,10 @@ export class ForkJoin implements ForkOwner {
     while (this.spareN !== 0) h.core.forkDone(h.p, this.spare[--this.spareN]);
   }
 
-  /** `ctx.fork(name, ...args)` (DESIGN.md "Fork-join", steps 1-2): argc arguments, a0..a2
-   *  when argc <= 3, else all in `rest`. */
-  fork(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Fork {
+  /** `ctx.fork(name, ...args)` (DESIGN.md "Fork-join", steps 1-2): argc arguments, a0..a6
+   *  when argc <= 7 (G_INLINE_ARGS), else all in `rest`. */
+  fork(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown,
+    a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): Fork {
     const h = this.host;
     if (ctx !== h.running) {
       throw forkOutsideError(name);
@@ -209,13 +208,17 @@ export class ForkJoin implements ForkOwner {
       throw forkDepthError(name, h.depth, FORK_MAX_DEPTH);
     }
     let g: number;
-    if (rest === null && (argc < 1 || typeof a0 === 'number') && (argc < 2 || typeof a1 === 'number') && (argc < 3 || typeof a2 === 'number')) {
-      // Numbers only: the whole fork is one core call (a spare G, its fields, the push).
+    if (rest === null && (argc < 1 || typeof a0 === 'number') && (argc < 2 || typeof a1 === 'number') &&
+      (argc < 3 || typeof a2 === 'number') && (argc < 4 || typeof a3 === 'number') && (argc < 5 || typeof a4 === 'number') &&
+      (argc < 6 || typeof a5 === 'number') && (argc < 7 || typeof a6 === 'number')) {
+      // Numbers only: the whole fork is one core call (a spare G, its fields, the push). The
+      // core stores all seven slots; those past argc hold whatever came (undefined: NaN).
       const spare = this.spareN !== 0 ? this.spare[--this.spareN] : 0;
-      g = h.core.forkNew(h.p, h.mid, spare, id, argc, a0 as number, a1 as number, a2 as number);
+      g = h.core.forkNew(h.p, h.mid, spare, id, argc, a0 as number, a1 as number, a2 as number, a3 as number,
+        a4 as number, a5 as number, a6 as number);
       if (g === 0) throw forkTableFullError(name);
     } else {
-      g = this.forkValues(ctx, id, name, argc, a0, a1, a2, rest);
+      g = this.forkValues(ctx, id, name, argc, a0, a1, a2, a3, a4, a5, a6, rest);
     }
     h.countSpawned();
     const f = g > 0 ? new Fork(this, g, true, name, h.depth) : new Fork(this, -g, false, name, h.depth);
@@ -243,7 +246,8 @@ export class ForkJoin implements ForkOwner {
 
   /** fork's general form (any values, any count): gfGet, the arguments through the codec, then
    *  forkPush. Returns g on the deque, or -g when the deque was full. */
-  private forkValues(ctx: TaskContext, id: number, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): number {
+  private forkValues(ctx: TaskContext, id: number, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown,
+    a3: unknown, a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): number {
     const h = this.host;
     const core = h.core;
     const gs = h.gs;
@@ -252,7 +256,7 @@ export class ForkJoin implements ForkOwner {
     const a = gs.addr(g);
     try {
       if (rest !== null) gs.init(g, a, id, rest, name);
-      else initArgs(h.views, gs, a, id, argc, a0, a1, a2, name);
+      else initArgs(h.views, gs, a, id, argc, a0, a1, a2, a3, a4, a5, a6, name);
     } catch (e) {
       core.gfPut(h.p, g);
       throw e;

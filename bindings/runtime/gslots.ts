@@ -39,6 +39,12 @@ function num(x: number): number {
   return i === x && (i !== 0 || 1 / x > 0) ? i : x;
 }
 
+/** A G's eight argument tag bytes as two i32 words (little-endian: tag i is byte i), all
+ *  TAG_NUMBER; and per argc (0..G_INLINE_ARGS) the bits of each word that argc tags cover. */
+const NUMBER_TAG_WORD = TAG_NUMBER * 0x1010101;
+const TAGS_LO = [0, 0xff, 0xffff, 0xffffff, -1, -1, -1, -1];
+const TAGS_HI = [0, 0, 0, 0, 0, 0xff, 0xffff, 0xffffff];
+
 export class GSlots {
   readonly core: Core;
   readonly views: Views;
@@ -96,6 +102,20 @@ export class GSlots {
         throw e;
       }
     }
+  }
+
+  /** True when the G at a has argc <= G_INLINE_ARGS arguments, all numbers (its tag bytes):
+   *  numArg reads them, and nothing needs freeing. */
+  numbersOnly(a: number, argc: number): boolean {
+    if (argc > G_INLINE_ARGS) return false;
+    const i32 = this.views.i32;
+    const w = (a + G_ARG_TAGS) >>> 2;
+    return ((i32[w] ^ NUMBER_TAG_WORD) & TAGS_LO[argc]) === 0 && ((i32[w + 1] ^ NUMBER_TAG_WORD) & TAGS_HI[argc]) === 0;
+  }
+
+  /** Number argument i of the G at a (numbersOnly said so), a small integer when it is one. */
+  numArg(a: number, i: number): number {
+    return num(this.views.f64[((a + G_ARGS) >>> 3) + i]);
   }
 
   /** Reads and frees argument i of the G at a (argc arguments); no error slots expected. */

@@ -540,8 +540,9 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
   }
 
   // ---- ForkHost: what ctx.fork and Fork.join need (bindings/runtime/fork.ts) ----------------
-  forkFrom(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Fork {
-    return this.fj.fork(ctx, name, argc, a0, a1, a2, rest);
+  forkFrom(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown,
+    a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): Fork {
+    return this.fj.fork(ctx, name, argc, a0, a1, a2, a3, a4, a5, a6, rest);
   }
 
   /** The last two names taskId resolved: a fork tree forks one name over and over, a spawn
@@ -604,7 +605,19 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
       const outer = this.running;
       this.running = ctx;
       try {
-        switch (argc) {
+        if (gs.numbersOnly(a, argc)) {
+          // Numbers (every fast-path fork): read straight from the slots into the call.
+          switch (argc) {
+            case 0: r = fn(ctx); break;
+            case 1: r = fn(ctx, gs.numArg(a, 0)); break;
+            case 2: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1)); break;
+            case 3: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1), gs.numArg(a, 2)); break;
+            case 4: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1), gs.numArg(a, 2), gs.numArg(a, 3)); break;
+            case 5: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1), gs.numArg(a, 2), gs.numArg(a, 3), gs.numArg(a, 4)); break;
+            case 6: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1), gs.numArg(a, 2), gs.numArg(a, 3), gs.numArg(a, 4), gs.numArg(a, 5)); break;
+            default: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1), gs.numArg(a, 2), gs.numArg(a, 3), gs.numArg(a, 4), gs.numArg(a, 5), gs.numArg(a, 6));
+          }
+        } else switch (argc) {
           case 0: r = fn(ctx); break;
           case 1: r = fn(ctx, gs.takeArg(a, 1, 0)); break;
           case 2: { const x0 = gs.takeArg(a, 2, 0); r = fn(ctx, x0, gs.takeArg(a, 2, 1)); break; }

@@ -31,8 +31,9 @@ const CURG = MR_CURG >> 2;
 const FORK_INHERIT = (0xffff << G_TOKEN_SHIFT) | PRIO_MASK;
 const TAGS = G_ARG_TAGS >> 2;
 const ARGS = G_ARGS >> 2;
-/** The tag word of 0..3 number arguments: TAG_NUMBER in each of the first argc bytes. */
-const NUMBER_TAGS = [0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101];
+/** The two tag words of 0..7 number arguments: TAG_NUMBER in each of the first argc bytes. */
+const NUMBER_TAGS_LO = [0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101];
+const NUMBER_TAGS_HI = [0, 0, 0, 0, 0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101];
 // f64 indexes from a P's counters (pCounters): the fork counters sit on the bottom's line.
 const FORKS = (P_FORK_PUSHES - P_COUNTERS) >> 3;
 const FORK_INLINE = (P_FORK_INLINE - P_COUNTERS) >> 3;
@@ -57,16 +58,19 @@ export function forkPush(m: Mem, p: number, mi: number, g: number, parent: numbe
   return 1;
 }
 
-/** ctx.fork's whole core side in one call, for a child whose arguments are argc <= 3 numbers
- *  (DESIGN.md "Fork-join", step 1). The G: `spare` (a G_DEAD fork G this M ran inline and kept,
- *  JOIN_DONE-marked for crash recovery) when non-zero, else one from p's free list. Its fields:
- *  fn, argc, the arguments x0..x2 as number slots, G_PARENT = PARENT_SPAWNER | mi, the join word
- *  0, and G_PRIO = GF_FORK with the cancellation token and class of the G running on mi
- *  (MR_CURG: the forker, whose tree they belong to). Then forkPush (the forker is the trace's
- *  parent), and a wake-up of the joiners asleep on S_RT_FORK_EPOCH (forkWake). Returns g on the
- *  deque, -g when the deque was full (g stays G_DEAD with its fields, for the forker to run
- *  inline), 0 when the G table is full. M mi holding P p only. */
-export function forkNew(m: Mem, p: number, mi: number, spare: number, fn: number, argc: number, x0: number, x1: number, x2: number): number {
+/** ctx.fork's whole core side in one call, for a child whose arguments are argc <=
+ *  G_INLINE_ARGS (7) numbers (DESIGN.md "Fork-join", step 1). The G: `spare` (a G_DEAD fork G
+ *  this M ran inline and kept, JOIN_DONE-marked for crash recovery) when non-zero, else one from
+ *  p's free list. Its fields: fn, argc, the arguments x0..x6 as number slots (all seven stored:
+ *  the slots past argc are never read), the eight tag bytes (TAG_NUMBER in the first argc, 0 in
+ *  the rest: a spare's were another fork's), G_PARENT = PARENT_SPAWNER | mi, the join word 0,
+ *  and G_PRIO = GF_FORK with the cancellation token and class of the G running on mi (MR_CURG:
+ *  the forker, whose tree they belong to). Then forkPush (the forker is the trace's parent), and
+ *  a wake-up of the joiners asleep on S_RT_FORK_EPOCH (forkWake). Returns g on the deque, -g
+ *  when the deque was full (g stays G_DEAD with its fields, for the forker to run inline), 0
+ *  when the G table is full. M mi holding P p only. */
+export function forkNew(m: Mem, p: number, mi: number, spare: number, fn: number, argc: number,
+  x0: number, x1: number, x2: number, x3: number, x4: number, x5: number, x6: number): number {
   const g = spare !== 0 ? spare : gfGet(m, p);
   if (g === 0) return 0;
   const w = gWord(m, g);
@@ -79,12 +83,18 @@ export function forkNew(m: Mem, p: number, mi: number, spare: number, fn: number
   i32[w + PARENT] = PARENT_SPAWNER | mi;
   i32[w + JOIN] = 0; // a spare's JOIN_DONE mark goes (a fresh G has 0)
   i32[w + PRIO] = tree | GF_FORK;
-  i32[w + TAGS] = NUMBER_TAGS[argc]; // the first argc tag bytes (little-endian); gfGet zeroed the rest, a spare's were these
+  const n = argc & 7;
+  i32[w + TAGS] = NUMBER_TAGS_LO[n]; // little-endian: tag i is byte i
+  i32[w + TAGS + 1] = NUMBER_TAGS_HI[n];
   const f = (w + ARGS) >>> 1;
   const f64 = m.f64;
-  if (argc > 0) f64[f] = x0;
-  if (argc > 1) f64[f + 1] = x1;
-  if (argc > 2) f64[f + 2] = x2;
+  f64[f] = x0;
+  f64[f + 1] = x1;
+  f64[f + 2] = x2;
+  f64[f + 3] = x3;
+  f64[f + 4] = x4;
+  f64[f + 5] = x5;
+  f64[f + 6] = x6;
   if (forkPush(m, p, mi, g, parent) === 0) return -g;
   // New work while a joiner may sleep: wake them all (they may help), once: the flag goes back
   // to 0 with the wake-up, so the forks that follow pay one load each. The push above comes

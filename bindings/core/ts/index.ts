@@ -88,8 +88,9 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
       spawnNew(m, p, mi, fn, argc, x0, x1, x2, prio, parent),
     joinLink: (g: number, c: number, i: number): number => joinLink(m, g, c, i),
     finishLinked: (p: number, g: number, pg: number): number => finishLinked(m, p, g, pg),
-    forkNew: (p: number, mi: number, spare: number, fn: number, argc: number, x0: number, x1: number, x2: number): number =>
-      forkNew(m, p, mi, spare, fn, argc, x0, x1, x2),
+    forkNew: (p: number, mi: number, spare: number, fn: number, argc: number,
+      x0: number, x1: number, x2: number, x3: number, x4: number, x5: number, x6: number): number =>
+      forkNew(m, p, mi, spare, fn, argc, x0, x1, x2, x3, x4, x5, x6),
     forkDone: (p: number, g: number): void => forkDone(m, p, g),
     forkPush: (p: number, mi: number, g: number, parent: number): number => forkPush(m, p, mi, g, parent),
     forkPop: (p: number, mi: number): number => forkPop(m, p, mi),
