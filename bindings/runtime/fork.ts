@@ -212,10 +212,12 @@ export class ForkJoin implements ForkOwner {
       (argc < 3 || typeof a2 === 'number') && (argc < 4 || typeof a3 === 'number') && (argc < 5 || typeof a4 === 'number') &&
       (argc < 6 || typeof a5 === 'number') && (argc < 7 || typeof a6 === 'number')) {
       // Numbers only: the whole fork is one core call (a spare G, its fields, the push). The
-      // core stores all seven slots; those past argc hold whatever came (undefined: NaN).
+      // core stores all seven slots: 0 past argc (an undefined would cost a conversion each).
       const spare = this.spareN !== 0 ? this.spare[--this.spareN] : 0;
-      g = h.core.forkNew(h.p, h.mid, spare, id, argc, a0 as number, a1 as number, a2 as number, a3 as number,
-        a4 as number, a5 as number, a6 as number);
+      g = argc <= 3
+        ? h.core.forkNew(h.p, h.mid, spare, id, argc, argc > 0 ? a0 as number : 0, argc > 1 ? a1 as number : 0, argc > 2 ? a2 as number : 0, 0, 0, 0, 0)
+        : h.core.forkNew(h.p, h.mid, spare, id, argc, a0 as number, a1 as number, a2 as number, a3 as number,
+          argc > 4 ? a4 as number : 0, argc > 5 ? a5 as number : 0, argc > 6 ? a6 as number : 0);
       if (g === 0) throw forkTableFullError(name);
     } else {
       g = this.forkValues(ctx, id, name, argc, a0, a1, a2, a3, a4, a5, a6, rest);

@@ -34,7 +34,7 @@ function argSlotAddr(views: Views, a: number, argc: number, i: number): number {
 
 /** A number read from a slot, as a small integer when it is one (not -0), so integer task code
  *  stays on V8's small-integer path instead of heap doubles. */
-function num(x: number): number {
+export function num(x: number): number {
   const i = x | 0;
   return i === x && (i !== 0 || 1 / x > 0) ? i : x;
 }
@@ -105,17 +105,12 @@ export class GSlots {
   }
 
   /** True when the G at a has argc <= G_INLINE_ARGS arguments, all numbers (its tag bytes):
-   *  numArg reads them, and nothing needs freeing. */
+   *  they are the f64 slots from G_ARGS on, and nothing needs freeing. */
   numbersOnly(a: number, argc: number): boolean {
     if (argc > G_INLINE_ARGS) return false;
     const i32 = this.views.i32;
     const w = (a + G_ARG_TAGS) >>> 2;
     return ((i32[w] ^ NUMBER_TAG_WORD) & TAGS_LO[argc]) === 0 && ((i32[w + 1] ^ NUMBER_TAG_WORD) & TAGS_HI[argc]) === 0;
-  }
-
-  /** Number argument i of the G at a (numbersOnly said so), a small integer when it is one. */
-  numArg(a: number, i: number): number {
-    return num(this.views.f64[((a + G_ARGS) >>> 3) + i]);
   }
 
   /** Reads and frees argument i of the G at a (argc arguments); no error slots expected. */

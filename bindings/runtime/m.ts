@@ -13,7 +13,7 @@ import {
   G_DEAD, G_RUNNING, G_WAITING, MR_TRACE_BUF, G_TOKEN_SHIFT, G_SPAWN_TIME,
   MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED,
   MS_EXITED, MS_SCHEDULE, MS_SHARES, MS_YIELD, GF_CONT, S_RT_SHARES, S_RT_GIVEBACK, GIVEBACK_ASKED, GIVEBACK_TAKEN, GIVEBACK_NONE,
-  SCHEDLINK_PINNED, PRIO_MASK, PRIO_HIGH, GF_SHAPED, GF_FORK, G_INDEX,
+  SCHEDLINK_PINNED, PRIO_MASK, PRIO_HIGH, GF_SHAPED, GF_FORK, G_INDEX, G_ARGC, G_ARGS, G_FN, G_PRIO, G_SCHEDLINK,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
 import { TaskContext, cancelReason, type ContextHost } from './context.js';
@@ -21,7 +21,7 @@ import { isCancelled } from './cancel.js';
 import { LATENCY_SAMPLE, LatencyRecorder } from './latency.js';
 import { coreFaultError, unknownTaskError } from './errors.js';
 import { applyShape, type Shape } from './joinshape.js';
-import { GSlots } from './gslots.js';
+import { GSlots, num } from './gslots.js';
 import { macrotask, now } from './platform.js';
 import { JoinRequest, Task, TASK_FAILED, TASK_OK, TASK_PENDING, type TaskOwner } from './task.js';
 import { finishG, joinChildren, type Finisher } from './join.js';
@@ -575,11 +575,101 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
   /**
    * Runs fork G g inline for its joiner (DESIGN.md "Fork-join", step 4): G_RUNNING from forkPop,
    * or still G_DEAD when it never reached the deque. Settles f with its result or error; the G
-   * goes straight back to this P's free list (nobody else knows it).
+   * stays with this M as a spare (fork.ts putG): nobody else knows it.
+   *
+   * The common case is written out here, its helpers inlined by hand (V8's inlining budget is
+   * spent long before the end of a function this hot): the joiner's own context, a tree not
+   * cancelled, number arguments only. Everything else is runInlineAny's.
    */
   runInline(f: Fork, g: number): void {
+    const a = this.gs.addr(g);
+    let u32 = this.views.u32; // read after gs.addr, which may refresh the views
+    const flags = u32[(a + G_PRIO) >>> 2];
+    const argc = u32[(a + G_ARGC) >>> 2];
+    const ctx = this.running;
+    const token = flags >>> G_TOKEN_SHIFT;
+    if (ctx === null || ctx.token !== token || ctx.cls !== (flags & PRIO_MASK) || (token !== 0 && isCancelled(this.views, token)) ||
+      !this.gs.numbersOnly(a, argc)) {
+      this.runInlineAny(f, g, a);
+      return;
+    }
+    const fn = this.fns[u32[(a + G_FN) >>> 2]];
+    if (!f.published) u32[a >>> 2] = G_RUNNING; // see runInlineAny
+    // enter(g, a), inlined
+    const below = this.curg;
+    u32[(a + G_SCHEDLINK) >>> 2] = below;
+    this.curg = g;
+    u32[(this.mAddr + MR_CURG) >>> 2] = g;
+    this.depth++;
+    const kbase = this.kids.top;
+    const fbase = this.fj.top;
+    const f64 = this.views.f64;
+    const x = (a + G_ARGS) >>> 3;
+    let ok = true;
+    let r: unknown;
+    try {
+      // The arguments straight from the slots into the call (num: small integers stay small).
+      switch (argc) {
+        case 0: r = fn(ctx); break;
+        case 1: r = fn(ctx, num(f64[x])); break;
+        case 2: r = fn(ctx, num(f64[x]), num(f64[x + 1])); break;
+        case 3: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2])); break;
+        case 4: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2]), num(f64[x + 3])); break;
+        case 5: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2]), num(f64[x + 3]), num(f64[x + 4])); break;
+        case 6: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2]), num(f64[x + 3]), num(f64[x + 4]), num(f64[x + 5])); break;
+        default: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2]), num(f64[x + 3]), num(f64[x + 4]), num(f64[x + 5]), num(f64[x + 6]));
+      }
+    } catch (e) {
+      ok = false;
+      r = e;
+    }
+    if (this.fj.top !== fbase || this.kids.top !== kbase ||
+      (ok && r !== null && typeof r === 'object' && (r instanceof JoinRequest || typeof (r as PromiseLike<unknown>).then === 'function'))) {
+      ok = this.forkEnd(f, ctx, ok, r, fbase, kbase);
+      r = this.endValue;
+      this.endValue = undefined;
+    }
+    // leave(a, below), inlined; the call may have refreshed the views
+    u32 = this.views.u32;
+    if (below !== 0) u32[(a + G_SCHEDLINK) >>> 2] = 0;
+    this.curg = below;
+    u32[(this.mAddr + MR_CURG) >>> 2] = below;
+    this.depth--;
+    if (this.debug) this.core.gSetStatus(g, G_RUNNING, G_DEAD);
+    else u32[a >>> 2] = G_DEAD; // G_STATUS: plain, only this thread knows g
+    this.fj.putG(g, a);
+    this.views.f64[(this.mAddr + MR_FINISHED) >>> 3] = ++this.finished; // countFinished, inlined
+    f.state = ok ? TASK_OK : TASK_FAILED;
+    f.value = r;
+  }
+
+  /** The value forkEnd settles with (a field, so forkEnd returns one number). */
+  private endValue: unknown = undefined;
+
+  /**
+   * The end of an inline fork run, past its call: its own forks joined (implicit sync), the
+   * children it spawned ended, a promise or ctx.join request refused. Returns whether it
+   * succeeded, its result or error in endValue.
+   */
+  private forkEnd(f: Fork, ctx: TaskContext, ok: boolean, r: unknown, fbase: number, kbase: number): boolean {
+    if (this.fj.top !== fbase) {
+      const err = this.fj.sync(fbase);
+      if (ok && err !== NO_ERROR) { ok = false; r = err; }
+    }
+    if (this.kids.top !== kbase) this.kids.end(ctx, kbase, false);
+    if (ok && r !== null && typeof r === 'object' && (r instanceof JoinRequest || typeof (r as PromiseLike<unknown>).then === 'function')) {
+      if (!(r instanceof JoinRequest)) (r as Promise<unknown>).then(undefined, () => {}); // its failure is reported as this one
+      ok = false;
+      r = notSyncError(f.name, r);
+    }
+    this.endValue = r;
+    return ok;
+  }
+
+  /** runInline for any fork: another context than the joiner's, a cancelled tree, arguments
+   *  of any kind. */
+  private runInlineAny(f: Fork, g: number, a: number): void {
     const gs = this.gs;
-    const a = gs.addr(g);
     const fnId = gs.fn(a);
     const flags = gs.flags(a);
     // The joiner's context serves the fork when they share the tree's token and class (always,
@@ -605,19 +695,7 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
       const outer = this.running;
       this.running = ctx;
       try {
-        if (gs.numbersOnly(a, argc)) {
-          // Numbers (every fast-path fork): read straight from the slots into the call.
-          switch (argc) {
-            case 0: r = fn(ctx); break;
-            case 1: r = fn(ctx, gs.numArg(a, 0)); break;
-            case 2: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1)); break;
-            case 3: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1), gs.numArg(a, 2)); break;
-            case 4: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1), gs.numArg(a, 2), gs.numArg(a, 3)); break;
-            case 5: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1), gs.numArg(a, 2), gs.numArg(a, 3), gs.numArg(a, 4)); break;
-            case 6: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1), gs.numArg(a, 2), gs.numArg(a, 3), gs.numArg(a, 4), gs.numArg(a, 5)); break;
-            default: r = fn(ctx, gs.numArg(a, 0), gs.numArg(a, 1), gs.numArg(a, 2), gs.numArg(a, 3), gs.numArg(a, 4), gs.numArg(a, 5), gs.numArg(a, 6));
-          }
-        } else switch (argc) {
+        switch (argc) {
           case 0: r = fn(ctx); break;
           case 1: r = fn(ctx, gs.takeArg(a, 1, 0)); break;
           case 2: { const x0 = gs.takeArg(a, 2, 0); r = fn(ctx, x0, gs.takeArg(a, 2, 1)); break; }
