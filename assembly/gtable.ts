@@ -37,14 +37,20 @@ function legal(from: u32, to: u32): bool {
 /**
  * Moves G g from status `from` to `to`. With FLAG_DEBUG the pair must be legal and g must be in
  * `from` (checked by CAS); otherwise the status is simply stored. The thread that owns g's
- * current state (the M running it, or whoever took it off a queue or free list).
+ * current state (the M running it, or whoever took it off a queue or free list). Inlined: a
+ * release build pays a flag test and a store (the fork path makes two transitions per fork).
  */
-export function gSetStatus(g: u32, from: u32, to: u32): void {
-  let gp = gAddr(g);
+@inline export function gSetStatus(g: u32, from: u32, to: u32): void {
   if ((flags() & FLAG_DEBUG) == 0) {
-    store<u32>(gp, to, G_STATUS); // plain: the run-queue or join atomic that hands g over publishes it
+    store<u32>(gAddr(g), to, G_STATUS); // plain: the run-queue or join atomic that hands g over publishes it
     return;
   }
+  gSetStatusChecked(g, from, to);
+}
+
+/** gSetStatus with FLAG_DEBUG: the transition checked by CAS, or an abort naming it. */
+function gSetStatusChecked(g: u32, from: u32, to: u32): void {
+  let gp = gAddr(g);
   let ok = legal(from, to);
   let was = ok
     ? atomic.cmpxchg<u32>(gp, from, to, G_STATUS) // pairs with other gSetStatus CAS and loads

@@ -55,21 +55,25 @@ export interface ForkOwner {
 
 /** What `ctx.fork` returns: `join()` gives the child's result (or throws its error). */
 export class Fork<T = unknown> {
-  /** @internal */ readonly owner: ForkOwner;
-  /** @internal the child's G (G_DEAD and unpublished when `published` is false) */ readonly g: number;
-  /** @internal on the fork deque (false: the deque was full; the forker runs it at join) */ readonly published: boolean;
-  /** @internal PENDING, OK or FAILED */ state = PENDING;
-  /** @internal join() was called: its error went to the caller, not to the implicit sync */ joined = false;
-  /** @internal the result or the error, once settled */ value: unknown = undefined;
+  // Fields declared, set in the constructor alone: no class-field initializer runs per fork.
+  /** @internal */ declare readonly owner: ForkOwner;
+  /** @internal the child's G (G_DEAD and unpublished when `published` is false) */ declare readonly g: number;
+  /** @internal on the fork deque (false: the deque was full; the forker runs it at join) */ declare readonly published: boolean;
+  /** @internal PENDING, OK or FAILED */ declare state: number;
+  /** @internal join() was called: its error went to the caller, not to the implicit sync */ declare joined: boolean;
+  /** @internal the result or the error, once settled */ declare value: unknown;
   /** The task function's name. */
-  readonly name: string;
-  /** @internal the forker's nesting depth on its thread (its task's frame on the fork stack) */ readonly depth: number;
+  declare readonly name: string;
+  /** @internal the forker's nesting depth on its thread (its task's frame on the fork stack) */ declare readonly depth: number;
 
   /** @internal */
   constructor(owner: ForkOwner, g: number, published: boolean, name: string, depth: number) {
     this.owner = owner;
     this.g = g;
     this.published = published;
+    this.state = PENDING;
+    this.joined = false;
+    this.value = undefined;
     this.name = name;
     this.depth = depth;
   }
