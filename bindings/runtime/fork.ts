@@ -199,8 +199,30 @@ export class ForkJoin implements ForkOwner {
   }
 
   /** `ctx.fork(name, ...args)` (DESIGN.md "Fork-join", steps 1-2): argc arguments, a0..a6
-   *  when argc <= 7 (G_INLINE_ARGS), else all in `rest`. */
+   *  when argc <= 7 (G_INLINE_ARGS), else all in `rest`. The common case is written out here: the
+   *  name and forker of the last fork, up to seven numbers, a spare G or one from the free list,
+   *  room on the deque; everything else is forkAny's. */
   fork(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown,
+    a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): Fork {
+    const h = this.host;
+    if (ctx !== h.running || name !== this.lastName || ctx !== this.lastCtx || h.depth >= FORK_MAX_DEPTH || rest !== null ||
+      (argc > 0 && typeof a0 !== 'number') || (argc > 1 && typeof a1 !== 'number') || (argc > 2 && typeof a2 !== 'number') ||
+      (argc > 3 && typeof a3 !== 'number') || (argc > 4 && typeof a4 !== 'number') || (argc > 5 && typeof a5 !== 'number') ||
+      (argc > 6 && typeof a6 !== 'number')) {
+      return this.forkAny(ctx, name, argc, a0, a1, a2, a3, a4, a5, a6, rest);
+    }
+    // Numbers only: the whole fork is one core call (a spare G, its fields, the push). The core
+    // stores all seven slots: 0 past argc (an undefined would cost a conversion each).
+    const spare = this.spareN !== 0 ? this.spare[--this.spareN] : 0;
+    const g = argc <= 3
+      ? h.core.forkNew(h.p, h.mid, spare, this.lastId, argc, argc > 0 ? a0 as number : 0, argc > 1 ? a1 as number : 0, argc > 2 ? a2 as number : 0, 0, 0, 0, 0)
+      : h.core.forkNew(h.p, h.mid, spare, this.lastId, argc, a0 as number, a1 as number, a2 as number, a3 as number,
+        argc > 4 ? a4 as number : 0, argc > 5 ? a5 as number : 0, argc > 6 ? a6 as number : 0);
+    return this.pushFork(g, name);
+  }
+
+  /** fork for any case: the checks (DESIGN.md "Fork-join", step 1), then either path. */
+  private forkAny(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown,
     a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): Fork {
     const h = this.host;
     if (ctx !== h.running) {
@@ -215,17 +237,20 @@ export class ForkJoin implements ForkOwner {
     if (rest === null && (argc < 1 || typeof a0 === 'number') && (argc < 2 || typeof a1 === 'number') &&
       (argc < 3 || typeof a2 === 'number') && (argc < 4 || typeof a3 === 'number') && (argc < 5 || typeof a4 === 'number') &&
       (argc < 6 || typeof a5 === 'number') && (argc < 7 || typeof a6 === 'number')) {
-      // Numbers only: the whole fork is one core call (a spare G, its fields, the push). The
-      // core stores all seven slots: 0 past argc (an undefined would cost a conversion each).
       const spare = this.spareN !== 0 ? this.spare[--this.spareN] : 0;
-      g = argc <= 3
-        ? h.core.forkNew(h.p, h.mid, spare, id, argc, argc > 0 ? a0 as number : 0, argc > 1 ? a1 as number : 0, argc > 2 ? a2 as number : 0, 0, 0, 0, 0)
-        : h.core.forkNew(h.p, h.mid, spare, id, argc, a0 as number, a1 as number, a2 as number, a3 as number,
-          argc > 4 ? a4 as number : 0, argc > 5 ? a5 as number : 0, argc > 6 ? a6 as number : 0);
-      if (g === 0) throw forkTableFullError(name);
+      g = h.core.forkNew(h.p, h.mid, spare, id, argc, argc > 0 ? a0 as number : 0, argc > 1 ? a1 as number : 0, argc > 2 ? a2 as number : 0,
+        argc > 3 ? a3 as number : 0, argc > 4 ? a4 as number : 0, argc > 5 ? a5 as number : 0, argc > 6 ? a6 as number : 0);
     } else {
       g = this.forkValues(ctx, id, name, argc, a0, a1, a2, a3, a4, a5, a6, rest);
     }
+    return this.pushFork(g, name);
+  }
+
+  /** The Fork of G g (forkNew's or forkValues' result: -g when the deque was full, 0 when the
+   *  G table is), counted as spawned and pushed on the fork stack. */
+  private pushFork(g: number, name: string): Fork {
+    if (g === 0) throw forkTableFullError(name);
+    const h = this.host;
     h.countSpawned();
     const f = g > 0 ? new Fork(this, g, true, name, h.depth) : new Fork(this, -g, false, name, h.depth);
     this.stack[this.top++] = f;
@@ -284,7 +309,11 @@ export class ForkJoin implements ForkOwner {
   join(f: Fork): void {
     const h = this.host;
     if (!f.published) h.runInline(f, f.g);
-    else this.settle(f);
+    else {
+      const g = h.core.forkPop(h.p, h.mid);
+      if (g === f.g) h.runInline(f, g); // f is the newest fork on this P: the common case
+      else this.settle(f, g);
+    }
     const top = this.top - 1;
     if (top >= 0 && this.stack[top] === f && f.depth === h.depth) {
       this.stack[top] = null;
@@ -292,10 +321,11 @@ export class ForkJoin implements ForkOwner {
     }
   }
 
-  private settle(f: Fork): void {
+  /** Settles published Fork f; g: what a forkPop already gave (-1: nothing yet). */
+  private settle(f: Fork, g: number): void {
     const h = this.host;
     while (f.state === PENDING) {
-      const g = h.core.forkPop(h.p, h.mid);
+      if (g < 0) g = h.core.forkPop(h.p, h.mid);
       if (g === 0) {
         this.waitStolen(f); // the deque is empty: a thief took f, and everything forked before it
         return;
@@ -303,6 +333,7 @@ export class ForkJoin implements ForkOwner {
       // The newest fork on this P: f itself, or one forked after f by a task on this stack and
       // not joined yet, which runs now instead of later (it cannot wait on f's joiner).
       h.runInline(g === f.g ? f : this.pendingOf(g), g);
+      g = -1;
     }
   }
 
@@ -378,7 +409,7 @@ export class ForkJoin implements ForkOwner {
     let err: unknown = NO_ERROR;
     for (let i = this.top - 1; i >= base; i--) {
       const f = this.stack[i]!;
-      if (f.state === PENDING) { if (f.published) this.settle(f); else this.host.runInline(f, f.g); }
+      if (f.state === PENDING) { if (f.published) this.settle(f, -1); else this.host.runInline(f, f.g); }
       if (f.state === FAILED && !f.joined) err = f.value;
       this.stack[i] = null;
     }
