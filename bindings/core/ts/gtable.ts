@@ -66,6 +66,13 @@ export function gSetStatus(m: Mem, g: number, from: number, to: number): void {
     Atomics.store(i32, w, to); // pairs with status loads by the runtime and ready
     return;
   }
+  gSetStatusChecked(m, g, from, to);
+}
+
+/** gSetStatus with FLAG_DEBUG: the transition checked by CAS, or an error naming it. */
+function gSetStatusChecked(m: Mem, g: number, from: number, to: number): void {
+  const w = gWord(m, g) + STATUS;
+  const i32 = m.i32;
   if (!legal(from, to)) throw badTransition(g, from, to, Atomics.load(i32, w));
   const is = Atomics.compareExchange(i32, w, from, to); // pairs with status loads by the runtime and ready
   if (is !== from) throw badTransition(g, from, to, is);
