@@ -92,6 +92,7 @@ describe.each(['wasm', 'js'] as const)('fork-join (%s backend)', (backend) => {
     expect(await within(s.run('forkArgs'), 20000, 'forkArgs')).toEqual([
       [], [1], [-0, 1.5], [NaN, Infinity, -(2 ** 40)], ['a', 2, null], [1, 2, 3, 4], [true, undefined, [1, 2], { x: 1 }, 5],
       [1, -0, 2.5, NaN, -(2 ** 40)], [1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6, -7.25], [1, 2, 3, 4, 5, 6, 'seven'], [1, 2, 3, 4, 5, 6, 7, 8],
+      [1, undefined], [1, 2, 3, 4, 5, 6, 7, 'eight', undefined],
     ]);
     // A G reused for the next fork (a spare) carries the last fork's tag bytes: seven numbers
     // after a boolean and null in the last slots must still arrive as numbers.

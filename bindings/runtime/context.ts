@@ -76,13 +76,15 @@ export class TaskContext {
    * returns is joined then.
    */
   fork<T = unknown>(name: string, ...args: unknown[]): Fork<T>;
-  fork(name: string, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown, a4?: unknown, a5?: unknown, a6?: unknown): Fork {
-    // Named parameters, not a rest parameter: up to seven arguments (the G's inline slots)
-    // travel without an array; `arguments` is read only for its length and past seven.
+  fork(name: string, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown, a4?: unknown, a5?: unknown, a6?: unknown,
+    ...more: unknown[]): Fork {
+    // Named parameters: up to seven arguments (the G's inline slots) travel without an array;
+    // `arguments` is read for its length alone (so the engine makes no arguments object), the
+    // ones past seven come in `more`.
     const n = arguments.length - 1;
     if (n <= 7) return this.host.forkFrom(this, name, n, a0, a1, a2, a3, a4, a5, a6, null);
     return this.host.forkFrom(this, name, n, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
-      Array.prototype.slice.call(arguments, 1));
+      [a0, a1, a2, a3, a4, a5, a6, ...more]);
   }
 
   /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen). */
