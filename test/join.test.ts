@@ -27,6 +27,18 @@ describe.each(['wasm', 'js'] as const)('ctx.join (%s backend)', (backend) => {
     expect(st.sched.heapLiveBlocks).toBe(0);
   });
 
+  it('a Task given twice to one join is a TypeError, and leaves the Tasks joinable', async () => {
+    // One result cannot fill two slots: the join would wait for ever, or free the child twice.
+    const s = await start(backend, 2);
+    for (const [shape, where] of [['plain', 'argument 3'], ['array', 'argument 1[2]']]) {
+      const [message, sum] = await within(s.run('joinTwice', shape), 10_000, `joinTwice ${shape}`) as [string, number];
+      expect(message).toBe(`ctx.join('sum'): task 'add1' (${where}) is given to this join twice; a Task's result goes to one place`);
+      expect(sum).toBe(13);
+    }
+    await within(s.close(), 10_000, 'close');
+    expect(s.stats().sched.heapLiveBlocks).toBe(0);
+  });
+
   it('ctx.spawn hands each child its arguments as given, numbers or not, 0 to 4 of them', async () => {
     const want = [[], ['-0'], [1.5, 'NaN'], [1, -(2 ** 40), 2 ** 31], [1, 'two', 3], [1, 2, 3, 4], [7], [undefined, null, true]];
     const s = await start(backend, 2);

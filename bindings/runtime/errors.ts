@@ -219,6 +219,11 @@ export function joinForeignTaskError(join: string, where: string): TypeError {
   return new TypeError(`ctx.join('${join}'): ${where} is a Task spawned by another thread's tasks (or the main thread); await it instead`);
 }
 
+/** ctx.join given the same Task twice: its one result cannot fill two slots. */
+export function joinTwiceTaskError(join: string, task: string, where: string): TypeError {
+  return new TypeError(`ctx.join('${join}'): task '${task}' (${where}) is given to this join twice; a Task's result goes to one place`);
+}
+
 /** ctx.join given a Task already awaited or joined. */
 export function joinUsedTaskError(join: string, task: string, where: string): TypeError {
   return new TypeError(`ctx.join('${join}'): task '${task}' (${where}) was already awaited or joined`);

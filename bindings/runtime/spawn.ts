@@ -7,7 +7,7 @@ import { G_PARENT, G_PRIO, G_SPAWN_TIME, G_TOKEN_SHIFT, PARENT_SPAWNER } from '.
 import { encodeValue } from '../codec/index.js';
 import type { Core } from '../core/core.js';
 import type { TaskContext } from './context.js';
-import { asMemoryError, joinForeignTaskError, joinUsedTaskError } from './errors.js';
+import { asMemoryError, joinForeignTaskError, joinTwiceTaskError, joinUsedTaskError } from './errors.js';
 import { spawnInline, type InlineHost } from './inline.js';
 import { shapeOf } from './joinshape.js';
 import { JoinRequest, Task, USE_FREE, USE_JOINED } from './task.js';
@@ -100,31 +100,39 @@ function argsOf(argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unkno
 export function joinRequest(h: SpawnHost, name: string, args: unknown[]): JoinRequest {
   const id = h.taskId(name);
   // The common join, every argument a Task of this M's not yet used: args is the children's
-  // array as it is, with no shape and no closure.
-  let plain = true;
-  for (let i = 0; i < args.length; i++) {
-    const t = args[i];
-    if (!(t instanceof Task) || t.owner !== h || t.use !== USE_FREE) { plain = false; break; }
+  // array as it is, with no shape and no closure. Each is marked joined as it is checked, so a
+  // Task given twice fails the check the second time (its one result cannot fill two slots:
+  // the join would wait for ever).
+  let k = 0;
+  for (; k < args.length; k++) {
+    const t = args[k];
+    if (!(t instanceof Task) || t.owner !== h || t.use !== USE_FREE) break;
+    t.use = USE_JOINED;
   }
-  if (plain) {
-    for (let i = 0; i < args.length; i++) (args[i] as Task<unknown>).use = USE_JOINED;
-    return new JoinRequest(id, args as Task<unknown>[], 0);
-  }
-  const { tasks, shape } = shapeOf(args, isTask, (t, where) => {
-    if (t.owner !== h) throw joinForeignTaskError(name, where);
-    if (t.use !== USE_FREE) throw joinUsedTaskError(name, t.name, where);
-  });
-  let block = 0;
-  if (shape !== null) {
-    const gs = h.gs;
-    try {
-      block = encodeValue(gs.views, gs.heap, shape, `ctx.join('${name}'): its plain arguments`, gs.shared);
-    } catch (e) {
-      throw asMemoryError(e, `ctx.join('${name}')`, h.maxMemoryMB);
+  if (k === args.length) return new JoinRequest(id, args as Task<unknown>[], 0);
+  for (let i = 0; i < k; i++) (args[i] as Task<unknown>).use = USE_FREE; // not this path: undone
+  const marked: Task<unknown>[] = [];
+  try {
+    const { tasks, shape } = shapeOf(args, isTask, (t, where) => {
+      if (t.owner !== h) throw joinForeignTaskError(name, where);
+      if (t.use !== USE_FREE) throw marked.includes(t) ? joinTwiceTaskError(name, t.name, where) : joinUsedTaskError(name, t.name, where);
+      t.use = USE_JOINED;
+      marked.push(t);
+    });
+    let block = 0;
+    if (shape !== null) {
+      const gs = h.gs;
+      try {
+        block = encodeValue(gs.views, gs.heap, shape, `ctx.join('${name}'): its plain arguments`, gs.shared);
+      } catch (e) {
+        throw asMemoryError(e, `ctx.join('${name}')`, h.maxMemoryMB);
+      }
     }
+    return new JoinRequest(id, tasks, block);
+  } catch (e) {
+    for (let i = 0; i < marked.length; i++) marked[i].use = USE_FREE; // the join failed: its Tasks are the task's again
+    throw e;
   }
-  for (let i = 0; i < tasks.length; i++) tasks[i].use = USE_JOINED;
-  return new JoinRequest(id, tasks, block);
 }
 
 function isTask(x: unknown): x is Task<unknown> {
