@@ -123,11 +123,13 @@ export function forkPop(p: i32, m: i32): u32 {
 /**
  * A G for M m (holding P p) to run while it waits for a stolen fork: the oldest fork on
  * victim's deque first (the thief of the awaited fork: its deque holds that fork's own forks,
- * leapfrogging), then p's runnext and ring, then the other Ps' fork deques in the order p+1,
- * p+2, ... Returns it G_RUNNING (started as findRunnable starts a G), or 0. No global or class
- * queue: those wait for an M between tasks. M m holding P p only.
+ * leapfrogging), then, when `anywhere` is non-zero, p's runnext and ring, then the other Ps'
+ * fork deques in the order p+1, p+2, ... Returns it G_RUNNING (started as findRunnable starts
+ * a G), or 0. No global or class queue: those wait for an M between tasks. `anywhere` 0 is the
+ * deep joiner's form (DESIGN.md "Fork-join", stack depth): only the stolen fork's descendants.
+ * M m holding P p only.
  */
-export function forkHelp(p: i32, m: i32, victim: i32): u32 {
+export function forkHelp(p: i32, m: i32, victim: i32, anywhere: i32): u32 {
   let pp = pAddr(p);
   let mp = mAddr(m);
   let n = nprocs();
@@ -137,6 +139,7 @@ export function forkHelp(p: i32, m: i32, victim: i32): u32 {
     g = forkSteal(p, victim);
     stolen = g != 0;
   }
+  if (anywhere == 0 && g == 0) return 0;
   if (g == 0) g = runqGetNext(pp);
   if (g == 0) g = runqGetRing(pp);
   for (let k = 1; g == 0 && k < n; k++) {

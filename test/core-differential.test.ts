@@ -169,10 +169,11 @@ class Model {
     return last;
   }
 
-  /** forkHelp(p, m, victim): the victim's oldest fork, p's runnext and ring, then p+1, p+2's
-   *  oldest forks (DESIGN.md "Fork-join"). */
-  forkHelp(p: number, victim: number): number {
+  /** forkHelp(p, m, victim, anywhere): the victim's oldest fork, then (anywhere) p's runnext
+   *  and ring, then p+1, p+2's oldest forks (DESIGN.md "Fork-join"). */
+  forkHelp(p: number, victim: number, anywhere: boolean): number {
     if (victim >= 0 && victim !== p && this.forks[victim].length > 0) return this.forks[victim].shift()!;
+    if (!anywhere) return 0;
     const g = this.runqGet(p);
     if (g !== 0) return g;
     for (let k = 1; k < this.nprocs; k++) {
@@ -231,7 +232,7 @@ type QOp =
   | { k: 'forkPush'; p: number; pick: number }
   | { k: 'forkMany'; p: number; n: number }
   | { k: 'forkPop'; p: number }
-  | { k: 'forkHelp'; p: number; v: number }
+  | { k: 'forkHelp'; p: number; v: number; anywhere: boolean }
   | { k: 'forkLen'; p: number }
   | { k: 'forkNew'; p: number; spare: boolean; pick: number; argc: number; x: number }
   | { k: 'forkDone'; p: number; pick: number }
@@ -269,7 +270,7 @@ const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ k: fc.constant('forkPush' as const), p: sel, pick: sel }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('forkMany' as const), p: sel, n: fc.integer({ min: 1, max: 300 }) }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('forkPop' as const), p: sel }) },
-  { weight: 4, arbitrary: fc.record({ k: fc.constant('forkHelp' as const), p: sel, v: pSel }) },
+  { weight: 4, arbitrary: fc.record({ k: fc.constant('forkHelp' as const), p: sel, v: pSel, anywhere: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('forkLen' as const), p: sel }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('forkNew' as const), p: sel, spare: fc.boolean(), pick: sel, argc: fc.integer({ min: 0, max: L.G_INLINE_ARGS }), x: fc.double({ noNaN: true }) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('forkDone' as const), p: sel, pick: sel }) },
@@ -476,8 +477,8 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
           expectModel(g, model.forks[p].pop() ?? 0, `forkPop(${p})`);
         } else {
           const v = op.v < 0 ? -1 : op.v % n;
-          g = pair.call('forkHelp', p, 0, v);
-          expectModel(g, model.forkHelp(p, v), `forkHelp(${p}, ${v})`);
+          g = pair.call('forkHelp', p, 0, v, op.anywhere ? 1 : 0);
+          expectModel(g, model.forkHelp(p, v, op.anywhere), `forkHelp(${p}, ${v}, ${op.anywhere})`);
         }
         if (g !== 0) {
           pair.call('gSetStatus', g, L.G_RUNNING, L.G_DEAD); // it ran and finished
@@ -812,7 +813,7 @@ function runSched(s: SchedSetup, ops: SOp[], everyStep: boolean): Pair {
         const m = pick(holders().filter((x) => curG.has(x)), op.m);
         if (m === undefined) return;
         const p = holding.get(m)!;
-        const g = op.k === 'joinPop' ? pair.call('forkPop', p, m) : pair.call('forkHelp', p, m, (op.v % (s.nprocs + 1)) - 1);
+        const g = op.k === 'joinPop' ? pair.call('forkPop', p, m) : pair.call('forkHelp', p, m, (op.v % (s.nprocs + 1)) - 1, op.v & 1);
         if (g !== 0) {
           pair.call('gSetStatus', g, L.G_RUNNING, L.G_DEAD);
           pair.call('gfPut', p, g);

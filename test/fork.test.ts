@@ -139,6 +139,22 @@ describe.each(['wasm', 'js'] as const)('fork-join (%s backend)', (backend) => {
     expectConserved(s.stats());
   });
 
+  it('a joiner deeper than HELP_MAX_DEPTH whose fork was stolen runs the thief\'s forks (leapfrogging), not sleeps', async () => {
+    // deepLeap nests 300 inline forks (holdGate keeps the other thread from stealing them), then
+    // its fork is stolen and the thief waits until someone else runs the 20 leaves it forks:
+    // only the deep joiner can. A joiner that only waits below HELP_MAX_DEPTH (256) hung here.
+    const s = await start(backend, 2, { spareThreads: 0 });
+    const flags = new SharedArrayBuffer(20);
+    const held = s.run('holdGate', flags);
+    expect(await within(s.run('deepLeap', flags, 300, 20), 30000, 'deepLeap')).toBe(20);
+    expect(await within(held, 10000, 'holdGate')).toBe(0);
+    const f = new Int32Array(flags);
+    expect(f[2], 'leaves run').toBe(20);
+    expect(f[3], 'leaves run by the deep joiner').toBe(20);
+    await within(s.close(), 10000, 'close');
+    expectConserved(s.stats());
+  });
+
   it('more forks than a fork deque holds: the rest run at join', async () => {
     const s = await start(backend, 1, { spareThreads: 0 });
     const n = 1000;

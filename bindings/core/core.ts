@@ -158,9 +158,9 @@ export interface Core {
    *  traced), or 0 when it is empty. */
   forkPop(p: number, m: number): number;
   /** M m holding P p only, waiting for a stolen fork: the oldest G of victim's fork deque
-   *  (victim < 0: none), else p's runnext and ring, else another P's fork deque; the G already
-   *  G_RUNNING (started and traced as by findRunnable), or 0. */
-  forkHelp(p: number, m: number, victim: number): number;
+   *  (victim < 0: none), else (anywhere non-zero) p's runnext and ring, else another P's fork
+   *  deque; the G already G_RUNNING (started and traced as by findRunnable), or 0. */
+  forkHelp(p: number, m: number, victim: number, anywhere: number): number;
   /** Any thread. Gs on P p's fork deque. */
   forkLen(p: number): number;
 }

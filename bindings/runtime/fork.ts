@@ -36,8 +36,11 @@ const SLEEPERS_W = S_RT_FORK_SLEEPERS >>> 2;
  */
 export const FORK_MAX_DEPTH = 2000;
 /**
- * A joiner helps (runs other Gs) only while its thread's nesting is below this, so helping
- * leaves most of the stack to the Gs it runs and their own inline forks; deeper, it waits.
+ * A joiner helps with any G (its own P's queue, any fork deque) only while its thread's nesting
+ * is below this, so helping with unrelated work leaves most of the stack to the Gs it runs and
+ * their own inline forks. Deeper, it helps only by leapfrogging (the thief's deque: the stolen
+ * fork's own descendants, which run no deeper than they would on one P; DESIGN.md "Fork-join",
+ * stack depth), up to FORK_MAX_DEPTH, and otherwise waits.
  */
 export const HELP_MAX_DEPTH = 256;
 /** Helping rounds that found nothing before a joiner sleeps on S_RT_FORK_EPOCH. */
@@ -359,9 +362,13 @@ export class ForkJoin implements ForkOwner {
       const a = gs.addr(f.g);
       const i32 = v.i32;
       if (gs.joinWord(a) & JOIN_DONE) break; // pairs with the thief's orJoin(DONE) in finish
-      if (h.depth < HELP_MAX_DEPTH) {
-        const thief = Atomics.load(i32, (a + G_INDEX) >>> 2) - 1; // pairs with the thief's store in m.ts run: its P, stored as it started f
-        const g = h.core.forkHelp(h.p, h.mid, thief);
+      const thief = Atomics.load(i32, (a + G_INDEX) >>> 2) - 1; // pairs with the thief's store in m.ts run: its P, stored as it started f
+      const depth = h.depth;
+      if (depth < FORK_MAX_DEPTH) {
+        // Shallow: anything runnable. Deep: only the thief's forks (f's descendants), which a
+        // one-P run would nest deeper than this anyway; a deep joiner that took nothing else
+        // cannot grow the stack past what the program itself needs.
+        const g = h.core.forkHelp(h.p, h.mid, thief, depth < HELP_MAX_DEPTH ? 1 : 0);
         if (g !== 0) {
           h.executeNested(g);
           idle = 0;
@@ -375,7 +382,7 @@ export class ForkJoin implements ForkOwner {
       // the next fork push lowers it as it wakes everybody (one spare wake-up at most).
       const e = Atomics.load(i32, EPOCH_W); // pairs with forkWake's add
       Atomics.store(i32, SLEEPERS_W, 1); // pairs with the flag load and swap after each fork push
-      if (!joinForkMark(i32, a) && !this.workInSight()) {
+      if (!joinForkMark(i32, a) && !this.workInSight(thief)) {
         Atomics.wait(i32, EPOCH_W, e); // pairs with forkWake's notify; unbounded: the finisher of f, or a new fork while the flag is up, bumps the epoch and notifies
       }
     }
@@ -389,11 +396,13 @@ export class ForkJoin implements ForkOwner {
     out.value = undefined;
   }
 
-  /** Would forkHelp find something now: a G on any fork deque, or on this P's own queue? */
-  private workInSight(): boolean {
+  /** Would waitStolen's forkHelp find something now: a G on the thief's fork deque, or (not
+   *  deep) on any fork deque or this P's own queue? */
+  private workInSight(thief: number): boolean {
     const h = this.host;
-    if (h.depth >= HELP_MAX_DEPTH) return false;
+    if (h.depth >= FORK_MAX_DEPTH) return false;
     const core = h.core;
+    if (h.depth >= HELP_MAX_DEPTH) return thief >= 0 && thief !== h.p && core.forkLen(thief) !== 0;
     if (core.runqEmpty(h.p) === 0) return true;
     const n = h.views.u32[(HEADER + H_NPROCS) >>> 2]; // plain: fixed at init
     for (let v = 0; v < n; v++) if (core.forkLen(v) !== 0) return true;

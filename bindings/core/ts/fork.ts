@@ -135,10 +135,12 @@ export function forkPop(m: Mem, p: number, mi: number): number {
 
 /** A G for M mi (holding P p) to run while it waits for a stolen fork: the oldest fork on
  *  victim's deque first (the thief of the awaited fork: its deque holds that fork's own forks,
- *  leapfrogging), then p's runnext and ring, then the other Ps' fork deques in the order p+1,
- *  p+2, ... Returns it G_RUNNING (started as findRunnable starts a G), or 0. No global or class
- *  queue: those wait for an M between tasks. M mi holding P p only. */
-export function forkHelp(m: Mem, p: number, mi: number, victim: number): number {
+ *  leapfrogging), then, when `anywhere` is non-zero, p's runnext and ring, then the other Ps'
+ *  fork deques in the order p+1, p+2, ... Returns it G_RUNNING (started as findRunnable starts
+ *  a G), or 0. No global or class queue: those wait for an M between tasks. `anywhere` 0 is the
+ *  deep joiner's form (DESIGN.md "Fork-join", stack depth): only the stolen fork's descendants.
+ *  M mi holding P p only. */
+export function forkHelp(m: Mem, p: number, mi: number, victim: number, anywhere: number): number {
   const n = nprocs(m);
   let g = 0;
   let stolen = false;
@@ -146,6 +148,7 @@ export function forkHelp(m: Mem, p: number, mi: number, victim: number): number 
     g = forkSteal(m, p, victim);
     stolen = g !== 0;
   }
+  if (anywhere === 0 && g === 0) return 0;
   if (g === 0) g = runqGet(m, p);
   for (let k = 1; g === 0 && k < n; k++) {
     const v = (p + k) % n;

@@ -94,7 +94,7 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
     forkDone: (p: number, g: number): void => forkDone(m, p, g),
     forkPush: (p: number, mi: number, g: number, parent: number): number => forkPush(m, p, mi, g, parent),
     forkPop: (p: number, mi: number): number => forkPop(m, p, mi),
-    forkHelp: (p: number, mi: number, victim: number): number => forkHelp(m, p, mi, victim),
+    forkHelp: (p: number, mi: number, victim: number, anywhere: number): number => forkHelp(m, p, mi, victim, anywhere),
     forkLen: (p: number): number => forkLen(m, p),
   };
 }
