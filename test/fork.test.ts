@@ -155,6 +155,16 @@ describe.each(['wasm', 'js'] as const)('fork-join (%s backend)', (backend) => {
     expectConserved(s.stats());
   });
 
+  it('a chain just under the depth limit, its links stolen and leapfrogged, nests no deeper than on one P', async () => {
+    // On one P the chain nests 1995 inline calls; on two, the joiners' helping adds frames but a
+    // G taken by leapfrogging never runs deeper than it would on one P: no RangeError, no
+    // overflow of the engine's stack.
+    const s = await start(backend, 2, { spareThreads: 0 });
+    expect(await within(s.run('leapChain', 1995, 30), 30000, 'leapChain(1995)')).toBe(1995);
+    await within(s.close(), 10000, 'close');
+    expectConserved(s.stats());
+  });
+
   it('more forks than a fork deque holds: the rest run at join', async () => {
     const s = await start(backend, 1, { spareThreads: 0 });
     const n = 1000;
