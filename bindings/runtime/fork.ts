@@ -8,22 +8,23 @@
 //
 // Who may call what: everything here runs on the forker's M, on its own thread; a Fork never
 // leaves it (the codec refuses it). The thief's side is the ordinary M loop (m.ts execute and
-// finish), which only has to date the steal (G_INDEX) and wake a sleeping joiner (forkWake).
+// finish), which only has to date the steal (G_INDEX) and wake a sleeping joiner (forksleep.ts
+// forkWake).
 
 import {
   G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_INDEX, G_PARENT, G_PRIO, G_TOKEN_SHIFT,
-  GF_FORK, H_NPROCS, HEADER, JOIN_DONE, PARENT_SPAWNER, S_RT_FORK_EPOCH, S_RT_FORK_SLEEPERS,
+  GF_FORK, H_NPROCS, HEADER, JOIN_DONE, PARENT_SPAWNER, S_RT_FORK_SLEEPERS,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { TaskContext } from './context.js';
 import type { GSlots } from './gslots.js';
 import { freeSlot, writeSlot, type Views } from './values.js';
-import { joinForkMark, joinMarkSpare } from './joinword.js';
+import { forkSleep, forkWake } from './forksleep.js';
+import { joinMarkSpare } from './joinword.js';
 import {
   forkAsyncTaskError, forkDepthError, forkFromAsyncError, forkNotSyncError, forkOutsideError, forkTableFullError, internalError,
 } from './errors.js';
 
-const EPOCH_W = S_RT_FORK_EPOCH >>> 2;
 const SLEEPERS_W = S_RT_FORK_SLEEPERS >>> 2;
 
 /**
@@ -119,13 +120,6 @@ export interface ForkHost {
   executeNested(g: number): void;
   /** Counts a spawned task (close() waits for spawned == finished). */
   countSpawned(): void;
-}
-
-/** Bumps S_RT_FORK_EPOCH and wakes the joiners asleep on it: a stolen fork finished whose joiner
- *  may sleep (JOIN_FORK), or new fork work appeared while somebody sleeps. Any thread. */
-export function forkWake(views: Views): void {
-  Atomics.add(views.i32, EPOCH_W, 1); // pairs with the joiner's epoch load before it sleeps
-  Atomics.notify(views.i32, EPOCH_W); // pairs with the joiner's Atomics.wait on the epoch in waitStolen
 }
 
 /** The error a forked task's result is when it is not synchronous. */
@@ -300,9 +294,9 @@ export class ForkJoin implements ForkOwner {
     u32[(a + G_PRIO) >>> 2] = ((ctx.token << G_TOKEN_SHIFT) | GF_FORK | ctx.cls) >>> 0; // the token and class go down
     if (core.forkPush(h.p, h.mid, g, h.curg) === 0) return -g; // the trace's parent: the G running now
     // New work while a joiner may sleep: wake them all, once (as forkNew does). Pairs with the
-    // sleeper's flag store in waitStolen.
+    // sleeper's flag store in forkSleep.
     const i32 = h.views.i32;
-    if (Atomics.load(i32, SLEEPERS_W) !== 0 && Atomics.exchange(i32, SLEEPERS_W, 0) !== 0) forkWake(h.views); // pairs with the sleeper's flag store in waitStolen
+    if (Atomics.load(i32, SLEEPERS_W) !== 0 && Atomics.exchange(i32, SLEEPERS_W, 0) !== 0) forkWake(i32); // pairs with the sleeper's flag store in forkSleep
     return g;
   }
 
@@ -377,14 +371,9 @@ export class ForkJoin implements ForkOwner {
       }
       if (++idle < HELP_SPINS) continue;
       idle = 0;
-      // Sleep: read the epoch, raise the sleepers flag, mark f (its finisher bumps the epoch),
-      // look once more, then wait while the epoch is unchanged. The flag is not lowered here:
-      // the next fork push lowers it as it wakes everybody (one spare wake-up at most).
-      const e = Atomics.load(i32, EPOCH_W); // pairs with forkWake's add
-      Atomics.store(i32, SLEEPERS_W, 1); // pairs with the flag load and swap after each fork push
-      if (!joinForkMark(i32, a) && !this.workInSight(thief)) {
-        Atomics.wait(i32, EPOCH_W, e); // pairs with forkWake's notify; unbounded: the finisher of f, or a new fork while the flag is up, bumps the epoch and notifies
-      }
+      // Sleep (forksleep.ts): read the epoch, raise the sleepers flag, mark f (its finisher bumps
+      // the epoch), look once more, then wait while the epoch is unchanged.
+      forkSleep(i32, a, () => this.workInSight(thief));
     }
     const a = gs.addr(f.g);
     const out = this.out;

@@ -1,7 +1,7 @@
 // Results and joins (docs/DESIGN.md "Results and joins"): the one implementation of every step
 // that takes, hands on or frees a G's result. The atomic transitions of the two words live in
 // joinword.ts (which the model checker runs, test/model/protocols/join.mjs); this file is their
-// only caller besides fork.ts (joinForkMark, joinMarkSpare), and the only place that decides
+// only caller besides forksleep.ts (joinForkMark) and fork.ts (joinMarkSpare), and the only place that decides
 // who frees the G.
 //
 // The join word (G_JOIN) of a G:
@@ -20,7 +20,7 @@
 import { G_DEAD, G_PARENT, GF_CONT, GF_SHAPED, JOIN_DETACHED, JOIN_DONE, JOIN_PARENT, JOIN_WAITER_MASK } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { GSlots } from './gslots.js';
-import { forkWake } from './fork.js';
+import { forkWake } from './forksleep.js';
 import { pushInbox } from './inbox.js';
 import {
   JOIN_TO_FORK, JOIN_TO_NOBODY, JOIN_TO_PARENT, joinArm, joinAwait, joinDetach, joinFinish, joinLinked,
@@ -81,7 +81,7 @@ export function finishG(f: Finisher, g: number, a: number, from: number, value: 
     gs.dropResult(a);
     f.core.gfPut(f.p, g);
   } else if (to === JOIN_TO_FORK) {
-    forkWake(f.views); // its joiner may sleep: pairs with joinForkMark in fork.ts waitStolen
+    forkWake(f.views.i32); // its joiner may sleep: pairs with joinForkMark in forksleep.ts forkSleep
   }
   // else: nobody awaits, joins or detached it yet; the handle's owner will find it done.
 }

@@ -1,8 +1,8 @@
 // The join word and the join count of a G (docs/DESIGN.md "Results and joins"): who takes a
 // finished G's result, exactly once. Every atomic transition of both words is here, so the
 // model checker (test/model/protocols/join.mjs) runs this file as the runtime does. Callers:
-// join.ts (the protocol's steps, the only place that acts on what these return) and fork.ts
-// (joinForkMark, joinMarkSpare). Any thread; a is the G's byte address.
+// join.ts (the protocol's steps, the only place that acts on what these return), forksleep.ts
+// (joinForkMark) and fork.ts (joinMarkSpare). Any thread; a is the G's byte address.
 //
 // G_JOIN: JOIN_DONE | JOIN_PARENT | JOIN_DETACHED | JOIN_FORK | waiter M index + 1 (low 16 bits).
 //   JOIN_DONE      finishG (joinFinish), after the result is stored: Atomics.or
@@ -12,7 +12,7 @@
 //                  a Wasm CAS is one instruction, a JS one a builtin call): CAS, only while
 //                  not done
 //   JOIN_DETACHED  detachG, detachOrphan (joinDetach): Atomics.or
-//   JOIN_FORK      fork.ts waitStolen (joinForkMark): CAS, only while not done
+//   JOIN_FORK      forksleep.ts forkSleep (joinForkMark): CAS, only while not done
 //   spare mark     fork.ts putG (joinMarkSpare): JOIN_DONE on a G its M keeps for the next
 //                  fork, a plain store (only that thread knows the G); the core's forkNew and
 //                  forkDone (assembly/fork.ts, twin bindings/core/ts/fork.ts) clear it again
@@ -34,7 +34,7 @@ import {
 export const JOIN_TO_PARENT = -1;
 /** joinFinish: the G was detached: free its result and the G. */
 export const JOIN_TO_NOBODY = -2;
-/** joinFinish: a stolen fork whose joiner may sleep (JOIN_FORK): wake it (fork.ts forkWake);
+/** joinFinish: a stolen fork whose joiner may sleep (JOIN_FORK): wake it (forksleep.ts forkWake);
  *  the result stays for the joiner. */
 export const JOIN_TO_FORK = -3;
 
@@ -70,7 +70,7 @@ export function joinFinish(i32: Int32Array, a: number): number {
 }
 
 /** A fork's joiner about to sleep marks the fork JOIN_FORK unless it is done; true when done.
- *  The joining M (fork.ts waitStolen); pairs with joinFinish's or. */
+ *  The joining M (forksleep.ts forkSleep); pairs with joinFinish's or. */
 export function joinForkMark(i32: Int32Array, a: number): boolean {
   const w = (a + G_JOIN) >>> 2;
   for (;;) {

@@ -5,12 +5,14 @@ import { buildVariant } from './transform.mjs';
 import { World } from './explore.mjs';
 
 /** Layout constants shrunk so that the edges are a few steps away: a 4-slot ring (overflow at
- *  the fifth put), 2-G batches, per-P free lists of 2 to 4 Gs, 8-G table chunks, 2 steal passes. */
+ *  the fifth put), 2-G batches, per-P free lists of 2 to 4 Gs, 8-G table chunks, 2 steal passes,
+ *  a 4-slot fork deque (full at the fifth push). */
 export const SMALL = {
   RUNQ_SIZE: 4, RUNQ_MASK: 3, RUNQ_HALF: 2, GLOBRUNQ_MAX_BATCH: 2,
   GFREE_LOCAL_MAX: 4, GFREE_LOCAL_KEEP: 2,
   G_CHUNK: 8, G_CHUNK_SHIFT: 3, G_CHUNK_MASK: 7,
   STEAL_TRIES: 2,
+  FORKQ_SIZE: 4, FORKQ_MASK: 3,
 };
 
 /** Builds variant `name` (bugs: seeded text replacements) and a world laid down by its init. */

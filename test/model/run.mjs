@@ -6,7 +6,7 @@
 
 import { exploreScenario, ModelFailure } from './explore.mjs';
 
-const ALL = ['runq', 'gfree', 'classq', 'park', 'join'];
+const ALL = ['runq', 'gfree', 'classq', 'park', 'join', 'forkq'];
 const only = process.argv.slice(2);
 let failed = false;
 
@@ -16,6 +16,13 @@ for (const name of only.length !== 0 ? only : ALL) {
   for (const sc of await mod.scenarios('real', [])) {
     try {
       n += exploreScenario(sc, sc.opts);
+      // A scenario may name outcomes some schedule must reach: a model that never reaches its
+      // race proves nothing.
+      const missing = (sc.mustReach ?? []).filter((e) => !sc.reached.has(e));
+      if (missing.length !== 0) {
+        failed = true;
+        console.error(`model: ${sc.name}: no schedule reached: ${missing.join('; ')}`);
+      }
       if (process.env.MODEL_VERBOSE) {
         const st = sc.stats;
         console.error(`model: ${sc.name}: ${st.dfs} schedules with <= ${st.bound} preemptions (${st.exhausted ? 'all of them' : 'capped'}), then random ones`);

@@ -1,11 +1,13 @@
 // Builds a model-checking variant of the TypeScript twin (bindings/core/ts/, with the runtime's
-// protocol modules that use no other runtime file, bindings/runtime/joinword.ts): the same source,
+// protocol modules that use no other runtime file, bindings/runtime/joinword.ts and
+// forksleep.ts): the same source,
 // compiled so that a controlled scheduler can stop a simulated thread at every shared access.
 //
 // Every function declaration becomes a generator and every call between twin functions a
 // `yield*`; every `Atomics.op(...)` becomes `yield ['op', ...]` and every plain element access
 // on a view (`i32[x]`, `m.f64[x] = v`, `i32[x] += v`) becomes `yield ['ld', view, x]` or
-// `yield ['st', view, x, v]`. The scheduler (explore.mjs) performs the operation when it lets the
+// `yield ['st', view, x, v]`. A parameter typed as a function (a callback, such as forkSleep's
+// `look`) is a generator function in the model: its calls become `yield*` too. The scheduler (explore.mjs) performs the operation when it lets the
 // thread go on. The twin's source stays as it is: the production hot path has no hook at all.
 //
 // A variant may also shrink layout constants (a 4-slot ring, as tokio's loom build does) and
@@ -26,7 +28,7 @@ const VIEWS = new Set(['i32', 'f64', 'i64']);
 const TWIN_FILES = fs.readdirSync(TWIN).filter((f) => f.endsWith('.ts') && f !== 'index.ts');
 /** Runtime protocol modules the models drive beside the twin (no other runtime imports). */
 const RUNTIME = path.join(ROOT, 'bindings/runtime');
-const RUNTIME_FILES = ['joinword.ts'];
+const RUNTIME_FILES = ['joinword.ts', 'forksleep.ts'];
 
 /** Is e a view on the shared memory, by the twin's naming (`i32`, `m.f64`, ...)? */
 function isView(e) {
@@ -62,10 +64,16 @@ function transformer(fns, file) {
     const f = ctx.factory;
     const op = (name, args) => f.createParenthesizedExpression(
       f.createYieldExpression(undefined, f.createArrayLiteralExpression([f.createStringLiteral(name), ...args])));
+    let callbacks = new Set(); // the enclosing declaration's function-typed parameters
     const visit = (node) => {
       if (ts.isFunctionDeclaration(node) && node.body) {
+        const outer = callbacks;
+        callbacks = new Set(node.parameters.filter((q) => q.type && ts.isFunctionTypeNode(q.type) && ts.isIdentifier(q.name))
+          .map((q) => q.name.text));
+        const body = ts.visitEachChild(node.body, visit, ctx);
+        callbacks = outer;
         return f.updateFunctionDeclaration(node, node.modifiers, f.createToken(ts.SyntaxKind.AsteriskToken),
-          node.name, node.typeParameters, node.parameters, node.type, ts.visitEachChild(node.body, visit, ctx));
+          node.name, node.typeParameters, node.parameters, node.type, body);
       }
       if (ts.isArrowFunction(node) || ts.isFunctionExpression(node) || ts.isClassDeclaration(node)) {
         // Left alone: they must not touch shared memory through a view (checked here).
@@ -105,7 +113,7 @@ function transformer(fns, file) {
         if (ts.isPropertyAccessExpression(callee) && isView(callee.expression) && callee.name.text === 'fill') {
           return op('fill', [visit(callee.expression), ...args]);
         }
-        if (ts.isIdentifier(callee) && fns.has(callee.text)) {
+        if (ts.isIdentifier(callee) && (fns.has(callee.text) || callbacks.has(callee.text))) {
           return f.createParenthesizedExpression(f.createYieldExpression(f.createToken(ts.SyntaxKind.AsteriskToken),
             f.updateCallExpression(node, callee, node.typeArguments, args)));
         }
