@@ -20,7 +20,8 @@
 // join.ts finish for a fork (the result, G_DEAD, joinFinish, forkWake on JOIN_TO_FORK). The
 // waits never time out, so a lost wake-up leaves a joiner asleep for good: it must end with its
 // fork's result (the value stored before JOIN_DONE), and, when its fork never ends, no fork may
-// be left on a deque while it sleeps. Test code only.
+// be left on a deque while it sleeps; a deep joiner (HELP_MAX_DEPTH calls or more) takes only
+// its thief's forks. Test code only.
 
 import { exactlyOnce, world } from '../common.mjs';
 
@@ -83,6 +84,10 @@ export const bugs = [
       to: `  if (!forkqPush(m, p, g)) return 0;
   gSetStatus(m, g, G_DEAD, G_RUNNABLE);`,
     }],
+  },
+  {
+    name: 'fork-help-deep-anywhere', // a deep joiner's forkHelp takes unrelated work too
+    edits: [{ file: 'fork.ts', from: '  if (anywhere === 0 && g === 0) return 0;\n', to: '' }],
   },
   {
     name: 'fork-sleep-look-first', // the joiner looks for work before it raises the sleepers flag
@@ -293,23 +298,26 @@ export async function scenarios(variant, edits) {
       yield* body(m, p, x);
       yield* finish(m, x);
     }
-    /** workInSight (not deep): p's own queue, or a G on any fork deque. */
-    function* workInSight(m, p) {
+    /** workInSight: a G on the thief's fork deque when deep (HELP_MAX_DEPTH calls or more), else
+     *  p's own queue or a G on any fork deque. */
+    function* workInSight(m, p, thief, deep) {
+      if (deep) return thief >= 0 && thief !== p && (yield* T.forkq.forkLen(m, thief)) !== 0;
       if ((yield* T.runq.runqEmpty(m, p)) === 0) return true;
       const n = yield* T.mem.nprocs(m);
       for (let v = 0; v < n; v++) if ((yield* T.forkq.forkLen(m, v)) !== 0) return true;
       return false;
     }
-    /** fork.ts waitStolen of fork f by M p holding P p (shallow: helping anywhere). */
-    function* waitStolen(m, p, f) {
+    /** fork.ts waitStolen of fork f by M p holding P p (deep: only the thief's forks, the
+     *  form below FORK_MAX_DEPTH and at HELP_MAX_DEPTH or more calls; else anywhere). */
+    function* waitStolen(m, p, f, deep = false) {
       for (;;) {
         const a = yield* addr(m, f);
         if (((yield* J.joinWord(m.i32, a)) & L.JOIN_DONE) !== 0) break;
         const thief = (yield ['load', m.i32, (a + L.G_INDEX) >> 2]) - 1;
-        const x = yield* T.fork.forkHelp(m, p, p, thief, 1);
+        const x = yield* T.fork.forkHelp(m, p, p, thief, deep ? 0 : 1);
         if (x !== 0) { reached.add(`M${p} helped`); yield* runStolen(m, p, x); continue; }
         yield* S.forkSleep(m.i32, a, function* look() {
-          const seen = yield* workInSight(m, p);
+          const seen = yield* workInSight(m, p, thief, deep);
           if (!seen) reached.add(`M${p} waited`);
           return seen;
         });
@@ -320,7 +328,7 @@ export async function scenarios(variant, edits) {
       g.joined.push(f);
     }
     /** fork.join of f (pushed by M p on P p): forkPop, inline when it gives f, else waitStolen. */
-    function* join(m, p, f) {
+    function* join(m, p, f, deep = false) {
       const x = yield* T.fork.forkPop(m, p, p);
       if (x === f) {
         yield* body(m, p, f); // runInline
@@ -329,7 +337,7 @@ export async function scenarios(variant, edits) {
       } else if (x !== 0) {
         g.err ||= `M${p}'s forkPop gave G ${x} joining G ${f}`;
       } else {
-        yield* waitStolen(m, p, f);
+        yield* waitStolen(m, p, f, deep);
       }
     }
     return { finish, runStolen, waitStolen, join };
@@ -400,6 +408,33 @@ export async function scenarios(variant, edits) {
       if (asleep(threads).join() !== 'M0') return `asleep at the end: [${asleep(threads)}], want M0 alone (its fork never ends)`;
       return exactlyOnce(g.ran, [1, 2, 3]);
     }, { bound: 2, maxDfs: 3000, random: 400 }, ['M0 helped', 'M0 waited']),
+    // As above, M0 joining deep (HELP_MAX_DEPTH calls or more): it takes c's forks from the
+    // thief's P1 (leapfrogging), but not fork 4, which M2 pushed on P2 (unrelated work).
+    sleep('fork sleep: a deep joiner vs the thief\'s forks and an unrelated one', w3, 3, { forks: {} }, (r, w, g) => {
+      const { T, L } = w;
+      const m = w.mem();
+      const c = w.runDirect(T.forkq.forkqSteal(m, 0));
+      w.runDirect(T.gtable.gSetStatus(m, c, L.G_RUNNABLE, L.G_RUNNING));
+      w.view()[(w.runDirect(T.gtable.gAddr(m, c)) + L.G_INDEX) >> 2] = 2;
+      g.ran.push(c);
+      return [
+        r.join(w.mem(), 0, 1, true),
+        (function* () {
+          const m1 = w.mem();
+          for (const kid of [2, 3]) yield* T.fork.forkNew(m1, 1, 1, kid, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+        })(),
+        (function* () {
+          yield* T.fork.forkNew(w.mem(), 2, 2, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+        })(),
+      ];
+    }, (g, threads, w) => {
+      const left1 = leftover(w, 1);
+      if (left1.length !== 0) return `M0 asleep for good with the thief's Gs ${left1} on its deque (a lost wake-up)`;
+      const left2 = leftover(w, 2);
+      if (left2.join() !== '4') return `a deep joiner took unrelated work: P2's deque holds [${left2}], want [4]`;
+      if (asleep(threads).join() !== 'M0') return `asleep at the end: [${asleep(threads)}], want M0 alone (its fork never ends)`;
+      return exactlyOnce(g.ran, [1, 2, 3]);
+    }, { bound: 2, maxDfs: 2000, random: 300 }, ['M0 helped', 'M0 waited']),
     // M1 steals c, which forks d (G 2) and joins it; M0, joining c, may take d (leapfrogging):
     // then each M joins a fork the other runs, and either may sleep.
     sleep('fork sleep: two joiners, each running the other\'s fork', w2, 2, { forks: { 1: [2] }, joins: { 1: true } }, (r, w) => [
