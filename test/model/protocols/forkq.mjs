@@ -23,7 +23,47 @@
 // be left on a deque while it sleeps; a deep joiner (HELP_MAX_DEPTH calls or more) takes only
 // its thief's forks. Test code only.
 
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { exactlyOnce, world } from '../common.mjs';
+
+const RUNTIME = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bindings/runtime');
+
+/**
+ * The runtime lines the roles below write out, in their order in each file: when one changes,
+ * the model stops (update the role with it) instead of checking what the runtime no longer does.
+ */
+const TRANSCRIBED = {
+  'fork.ts': [ // waitStolen, workInSight
+    'if (gs.joinWord(a) & JOIN_DONE) break;',
+    'const thief = Atomics.load(i32, (a + G_INDEX) >>> 2) - 1;',
+    'const g = h.core.forkHelp(h.p, h.mid, thief, depth < HELP_MAX_DEPTH ? 1 : 0);',
+    'forkSleep(i32, a, () => this.workInSight(thief));',
+    'if (h.depth >= HELP_MAX_DEPTH) return thief >= 0 && thief !== h.p && core.forkLen(thief) !== 0;',
+    'if (core.runqEmpty(h.p) === 0) return true;',
+    'for (let v = 0; v < n; v++) if (core.forkLen(v) !== 0) return true;',
+  ],
+  'join.ts': [ // finishG of a G not linked to a continuation
+    'gs.setResult(a, value, isError, name);',
+    'f.setStatus(g, a, from, G_DEAD);',
+    'const to = joinFinish(f.views.i32, a);',
+    'forkWake(f.views.i32);',
+  ],
+  'm.ts': [ // run: the leapfrog hint
+    'if ((flags & GF_FORK) !== 0) Atomics.store(this.views.i32, (a + G_INDEX) >>> 2, this.p + 1);',
+  ],
+};
+
+for (const [file, lines] of Object.entries(TRANSCRIBED)) {
+  const src = fs.readFileSync(path.join(RUNTIME, file), 'utf8');
+  let at = 0;
+  for (const line of lines) {
+    const i = src.indexOf(line, at);
+    if (i < 0) throw new Error(`forkq model: bindings/runtime/${file} no longer has, after the lines before it, the line the model writes out: ${line}`);
+    at = i + line.length;
+  }
+}
 
 export const protocol = 'forkq';
 
