@@ -237,11 +237,17 @@ describe('queue limits and drain events', () => {
   test('maxQueue: a full queue refuses with piscina\'s errors; queueSize counts the waiting', async () => {
     for (const maxQueue of [0, 1]) {
       const [a, b] = await both(async (pool) => {
-        const running = pool.run(100, { name: 'spin' });
-        await new Promise((r) => setTimeout(r, 20));
+        // The only thread holds a task until it is released, so what queues behind it does not
+        // depend on how fast the thread started (a fixed 20 ms wait for it did, under load).
+        const flag = new SharedArrayBuffer(8);
+        const words = new Int32Array(flag);
+        const running = pool.run({ flag, value: 100 }, { name: 'holdUntilReleased' });
+        while (Atomics.load(words, 0) === 0) await new Promise((r) => setTimeout(r, 2)); // it started
         const queued = maxQueue > 0 ? pool.run(1) : null;
         const size = pool.queueSize;
         const refused = await outcome(pool.run(2));
+        Atomics.store(words, 1, 1);
+        Atomics.notify(words, 1);
         return [size, refused, await outcome(running), queued === null ? null : await outcome(queued)];
       }, { maxThreads: 1, minThreads: 1, maxQueue });
       expect((a[1] as { error: unknown }).error).toBeDefined();
