@@ -404,6 +404,20 @@ export async function scenarios(variant, edits) {
     },
   });
   const asleep = (threads) => threads.filter((t) => !t.done).map((t) => `M${t.id}`);
+  /** M0 joins fork 1 (on P0) while M1 steals it through findRunnable and runs it. */
+  const joinerAndThief = (r, w) => [
+    r.join(w.mem(), 0, 1),
+    (function* () {
+      const m = w.mem();
+      const x = yield* w.T.sched.findRunnable(m, 1, 1);
+      if (x !== 0) yield* r.runStolen(m, 1, x);
+    })(),
+  ];
+  /** The final check: nobody asleep for good, and the Gs `gs` each ran and were joined once. */
+  const nobodyAsleep = (gs) => (g, threads) => {
+    if (asleep(threads).length !== 0) return `${asleep(threads)} asleep for good (a lost wake-up), joined: [${g.joined}]`;
+    return exactlyOnce(g.ran, gs) || exactlyOnce(g.joined, gs);
+  };
 
   return [
     deque('forkq: push, pop vs a helper', w2, ['push', 'push', 'push', 'pop', 'push', 'pop', 'pop', 'pop'], ['help'], 0,
@@ -415,17 +429,8 @@ export async function scenarios(variant, edits) {
     deque('forkq: a full ring wraps', w2, ['push', 'push', 'push', 'push', 'push', 'pop', 'push', 'pop', 'pop', 'pop', 'pop'], ['help'], -2,
       { bound: 2, maxDfs: 3000, random: 400, takes: 2 }, ['a push refused', 'help took a G', 'the owner lost its last G to a thief']),
     // M1 steals c (findRunnable) and finishes it while M0 joins it: forkPop, help, sleep.
-    sleep('fork sleep: joiner vs the thief\'s finish', w2, 2, { forks: {} }, (r, w) => [
-      r.join(w.mem(), 0, 1),
-      (function* () {
-        const m = w.mem();
-        const x = yield* w.T.sched.findRunnable(m, 1, 1);
-        if (x !== 0) yield* r.runStolen(m, 1, x);
-      })(),
-    ], (g, threads) => {
-      if (asleep(threads).length !== 0) return `${asleep(threads)} asleep for good (a lost wake-up), joined: [${g.joined}]`;
-      return exactlyOnce(g.ran, [1]) || exactlyOnce(g.joined, [1]);
-    }, { bound: 2, maxDfs: 3000, random: 400 }, ['M0 waited']),
+    sleep('fork sleep: joiner vs the thief\'s finish', w2, 2, { forks: {} }, joinerAndThief,
+      nobodyAsleep([1]), { bound: 2, maxDfs: 3000, random: 400 }, ['M0 waited']),
     // c's thief (not modelled, c never ends) left P1 with c's forks 2 and 3, pushed by M1
     // here while M0 joins c: M0 must take both, leapfrogging, before it sleeps for good.
     sleep('fork sleep: joiner vs new forks', w2, 2, { forks: {} }, (r, w, g) => {
@@ -477,16 +482,7 @@ export async function scenarios(variant, edits) {
     }, { bound: 2, maxDfs: 2000, random: 300 }, ['M0 helped', 'M0 waited']),
     // M1 steals c, which forks d (G 2) and joins it; M0, joining c, may take d (leapfrogging):
     // then each M joins a fork the other runs, and either may sleep.
-    sleep('fork sleep: two joiners, each running the other\'s fork', w2, 2, { forks: { 1: [2] }, joins: { 1: true } }, (r, w) => [
-      r.join(w.mem(), 0, 1),
-      (function* () {
-        const m = w.mem();
-        const x = yield* w.T.sched.findRunnable(m, 1, 1);
-        if (x !== 0) yield* r.runStolen(m, 1, x);
-      })(),
-    ], (g, threads) => {
-      if (asleep(threads).length !== 0) return `${asleep(threads)} asleep for good (a lost wake-up), joined: [${g.joined}]`;
-      return exactlyOnce(g.ran, [1, 2]) || exactlyOnce(g.joined, [1, 2]);
-    }, { bound: 2, maxDfs: 4000, random: 400 }, ['M0 helped', 'M0 waited', 'M1 waited']),
+    sleep('fork sleep: two joiners, each running the other\'s fork', w2, 2, { forks: { 1: [2] }, joins: { 1: true } }, joinerAndThief,
+      nobodyAsleep([1, 2]), { bound: 2, maxDfs: 4000, random: 400 }, ['M0 helped', 'M0 waited', 'M1 waited']),
   ];
 }
