@@ -9,7 +9,10 @@
 // so a busy fork-join P can show the same pair of tick and G twice, 10 ms apart.) When some P
 // is stuck, work is queued (on a running P's ring or runnext, or a global queue), no P is idle
 // to steal it and nobody spins, the monitor lends a spare P to an idle M (core.handoff): that M
-// starts spinning and steals the stuck P's queue. Once fewer Ps are stuck than spares are out,
+// starts spinning and steals the stuck P's queue. Forks on a fork deque are not such work: their
+// forker runs them at its join, and with no P idle a spare lent for them only adds a thread
+// beyond procs on the CPUs (a CPU-bound fork-join with 10 ms leaves ran on 3 threads over 2
+// cores); tasks in a ring may wait for the whole long task. Once fewer Ps are stuck than spares are out,
 // one P goes back to the reserve: an idle one (core.pRetire), or, when none goes idle, a busy
 // one given back by its M at the monitor's request (S_RT_GIVEBACK; the M calls core.pGiveBack at
 // its next look, every 64 tasks), so a loan never keeps more threads running than procs for
@@ -107,7 +110,7 @@ export class Sysmon {
       } else if (t - this.since[p] >= this.afterMs) {
         stuck++;
       }
-      if (!queued && (this.core.runqLen(p) > 0 || Atomics.load(u32, (pa + P_RUNNEXT) >>> 2) !== 0 || this.core.forkLen(p) > 0)) queued = true; // pairs with runqPut and forkPush
+      if (!queued && (this.core.runqLen(p) > 0 || Atomics.load(u32, (pa + P_RUNNEXT) >>> 2) !== 0)) queued = true; // pairs with runqPut (not forkLen: see above)
     }
     const want = Math.min(stuck, this.spares);
     const idle = Atomics.load(i32, S_NPIDLE >>> 2); // pairs with the npidle RMWs
