@@ -7,6 +7,21 @@ import { schedulers, until, within } from './helpers/runtime.js';
 
 const start = schedulers();
 
+/**
+ * Holds the only P with a `blockUntil` task until `open()`: everything submitted before that
+ * queues, however slowly the thread started (a fixed wait for a timed blocker to start, and its
+ * 150 ms, were both bets on the machine's load). The blocker has started when this returns.
+ */
+async function holdTheP(s: Awaited<ReturnType<typeof start>>): Promise<{ blocker: Promise<unknown>; open: () => void }> {
+  const gate = new SharedArrayBuffer(8);
+  const a = new Int32Array(gate);
+  await s.run('markAndSpin', gate, 1, 0); // the thread holds the buffer before it blocks on it
+  Atomics.store(a, 1, 0);
+  const blocker = s.run('blockUntil', gate);
+  await until(() => Atomics.load(a, 1) === 1, 10000, 'the blocker running');
+  return { blocker, open: () => { Atomics.store(a, 0, 1); Atomics.notify(a, 0); } };
+}
+
 const HIGH = 1, NORMAL = 2, LOW = 3;
 
 describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
@@ -14,14 +29,14 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     const s = await start(backend, 1, { spareThreads: 0 });
     const n = 40;
     const sab = new SharedArrayBuffer(4 * (1 + 3 * n));
-    const blocker = s.run('blockFor', 150); // the P is busy while all of them queue
-    await new Promise((r) => setTimeout(r, 20));
+    const { blocker, open: release } = await holdTheP(s);
     const all: Promise<unknown>[] = [];
     for (let i = 0; i < n; i++) {
       all.push(s.with({ priority: 'low' }).run('stampOrder', sab, LOW));
       all.push(s.run('stampOrder', sab, NORMAL));
       all.push(s.with({ priority: 'high' }).run('stampOrder', sab, HIGH));
     }
+    release();
     await within(Promise.all([blocker, ...all]), 20000, 'the three classes');
     const a = new Int32Array(sab);
     expect(a[0]).toBe(3 * n);
@@ -49,11 +64,11 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     const s = await start(backend, 1, { spareThreads: 0 });
     const highs = 200, normals = 16;
     const sab = new SharedArrayBuffer(4 * (1 + highs + normals));
-    const blocker = s.run('blockFor', 150); // the P is busy while all of them queue
-    await new Promise((r) => setTimeout(r, 20));
+    const { blocker, open: release } = await holdTheP(s);
     const all: Promise<unknown>[] = [];
     for (let i = 0; i < normals; i++) all.push(s.run('stampOrder', sab, NORMAL));
     for (let i = 0; i < highs; i++) all.push(s.with({ priority: 'high' }).run('stampOrder', sab, HIGH));
+    release();
     await within(Promise.all([blocker, ...all]), 20000, 'the burst');
     const order = Array.from(new Int32Array(sab).subarray(1));
     // 200 tiny tasks take far less than the high budget (95 ms of every 100): none gives way.
@@ -96,14 +111,12 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
 
   it('a high task does not wait for a P stuck in a long task: a spare thread runs it', async () => {
     const s = await start(backend, 1, { spareThreads: 1 });
-    let blockerDone = false;
-    const blocker = s.run('blockFor', 2000).then((v) => { blockerDone = true; return v; });
-    // The blocker holds the one P before the high task is submitted (a fixed pause let a loaded
-    // machine start the high task first, on the P, with no spare needed).
-    await until(() => s.stats().totals.executed >= 1, 20000, 'the blocker started');
+    // The blocker holds the one P, started before the high task is submitted, until the high
+    // task is done: only a spare can run it (a P free sooner would hang this test, not pass it).
+    const { blocker, open: release } = await holdTheP(s);
     expect(await within(s.with({ priority: 'high' }).run('add1', 41), 20000, 'the high task')).toBe(42);
-    expect(blockerDone, 'the high task waited for the blocker').toBe(false);
     expect(s.stats().sched.handoffs).toBeGreaterThanOrEqual(1);
+    release();
     await within(blocker, 20000, 'blocker');
     await within(s.close(), 10000, 'close');
   });
