@@ -2,7 +2,7 @@
 // worker threads, on both backends. Bounded in time: every wait has its own deadline.
 import { afterAll, describe, expect, it } from 'vitest';
 import { Scheduler } from '../dist/bindings/index.js';
-import { within } from './helpers/runtime.js';
+import { until, within } from './helpers/runtime.js';
 
 const TASKS = new URL('./fixtures/fork-tasks.mjs', import.meta.url);
 const open: Scheduler[] = [];
@@ -222,7 +222,8 @@ describe.each(['wasm', 'js'] as const)('fork-join (%s backend)', (backend) => {
     const cells = new SharedArrayBuffer(4);
     const ac = new AbortController();
     const t = s.with({ signal: ac.signal }).run('forkCancel', cells, 20, 5000);
-    await new Promise((r) => setTimeout(r, 200));
+    // Abort once a child runs (each spins until the cancel): a fixed pause bet on the load.
+    await until(() => Atomics.load(new Int32Array(cells), 0) >= 1, 10000, 'a forked child running');
     ac.abort();
     const e = await within(t.catch((x: unknown) => x), 10000, 'cancelled root') as Error;
     expect(e.name).toBe('AbortError');
