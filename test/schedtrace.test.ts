@@ -2,6 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import { Scheduler } from '../dist/bindings/index.js';
 import { parseDebugEnv } from '../dist/bindings/runtime/schedtrace.js';
+import { until } from './helpers/runtime.js';
 
 const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);
 const SCHED = /^SCHED (\d+)ms: gomaxprocs=(\d+) idleprocs=(\d+) threads=(\d+) spinningthreads=(\d+) needspinning=([01]) idlethreads=(\d+) runqueue=(\d+) \[((?:\d+ ?)*)\]$/;
@@ -11,7 +12,7 @@ describe('schedtrace', () => {
     const lines: string[] = [];
     const s = await Scheduler.start({ tasks, procs: 2, schedtrace: 20, logger: (l: string) => lines.push(l) });
     await s.run('fibc', 22);
-    await new Promise((r) => setTimeout(r, 60));
+    await until(() => lines.length > 1, 10000, 'a second SCHED line'); // every 20 ms, however late the timer
     await s.close();
     expect(lines.length).toBeGreaterThan(1);
     const first = SCHED.exec(lines[0]);
