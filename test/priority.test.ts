@@ -3,24 +3,9 @@
 // high work (the budget), and a spare thread for a high task when every P is stuck. Both
 // backends, real threads; every wait bounded, no wall-clock assertion.
 import { describe, expect, it } from 'vitest';
-import { schedulers, until, within } from './helpers/runtime.js';
+import { holdAP, schedulers, within } from './helpers/runtime.js';
 
 const start = schedulers();
-
-/**
- * Holds the only P with a `blockUntil` task until `open()`: everything submitted before that
- * queues, however slowly the thread started (a fixed wait for a timed blocker to start, and its
- * 150 ms, were both bets on the machine's load). The blocker has started when this returns.
- */
-async function holdTheP(s: Awaited<ReturnType<typeof start>>): Promise<{ blocker: Promise<unknown>; open: () => void }> {
-  const gate = new SharedArrayBuffer(8);
-  const a = new Int32Array(gate);
-  await s.run('markAndSpin', gate, 1, 0); // the thread holds the buffer before it blocks on it
-  Atomics.store(a, 1, 0);
-  const blocker = s.run('blockUntil', gate);
-  await until(() => Atomics.load(a, 1) === 1, 10000, 'the blocker running');
-  return { blocker, open: () => { Atomics.store(a, 0, 1); Atomics.notify(a, 0); } };
-}
 
 const HIGH = 1, NORMAL = 2, LOW = 3;
 
@@ -29,7 +14,7 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     const s = await start(backend, 1, { spareThreads: 0 });
     const n = 40;
     const sab = new SharedArrayBuffer(4 * (1 + 3 * n));
-    const { blocker, open: release } = await holdTheP(s);
+    const { blocker, open: release } = await holdAP(s);
     const all: Promise<unknown>[] = [];
     for (let i = 0; i < n; i++) {
       all.push(s.with({ priority: 'low' }).run('stampOrder', sab, LOW));
@@ -64,7 +49,7 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     const s = await start(backend, 1, { spareThreads: 0 });
     const highs = 200, normals = 16;
     const sab = new SharedArrayBuffer(4 * (1 + highs + normals));
-    const { blocker, open: release } = await holdTheP(s);
+    const { blocker, open: release } = await holdAP(s);
     const all: Promise<unknown>[] = [];
     for (let i = 0; i < normals; i++) all.push(s.run('stampOrder', sab, NORMAL));
     for (let i = 0; i < highs; i++) all.push(s.with({ priority: 'high' }).run('stampOrder', sab, HIGH));
@@ -113,7 +98,7 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     const s = await start(backend, 1, { spareThreads: 1 });
     // The blocker holds the one P, started before the high task is submitted, until the high
     // task is done: only a spare can run it (a P free sooner would hang this test, not pass it).
-    const { blocker, open: release } = await holdTheP(s);
+    const { blocker, open: release } = await holdAP(s);
     expect(await within(s.with({ priority: 'high' }).run('add1', 41), 20000, 'the high task')).toBe(42);
     expect(s.stats().sched.handoffs).toBeGreaterThanOrEqual(1);
     release();

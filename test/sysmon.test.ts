@@ -4,16 +4,9 @@
 // threads. No wall-clock assertion: the tests compare what ran while a task blocked, and every
 // wait has its own deadline (a miss is a failure naming what was awaited).
 import { describe, expect, it } from 'vitest';
-import { schedulers, until, within } from './helpers/runtime.js';
+import { holdAP, schedulers, until, within } from './helpers/runtime.js';
 
 const start = schedulers();
-
-/** Lets a `blockUntil` task go on. */
-function openGate(gate: SharedArrayBuffer): void {
-  const a = new Int32Array(gate);
-  Atomics.store(a, 0, 1);
-  Atomics.notify(a, 0);
-}
 
 describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backend) => {
   it('1,000 children queued behind a task that blocks its only P all run while it blocks', async () => {
@@ -47,16 +40,12 @@ describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backe
 
   it('root tasks submitted behind a blocked P finish while it blocks', async () => {
     const s = await start(backend, 1);
-    const gate = new SharedArrayBuffer(8);
-    await s.run('markAndSpin', gate, 1, 0); // the thread holds the buffer before it blocks
-    Atomics.store(new Int32Array(gate), 1, 0);
-    const blocker = s.run('blockUntil', gate); // holds the only P until the gate opens
-    await until(() => Atomics.load(new Int32Array(gate), 1) === 1, 10000, 'the blocker running');
+    const { blocker, open } = await holdAP(s); // holds the only P until open()
     // Only a lent spare can run these: the blocker holds the only P until they are all done.
     const tiny = await within(Promise.all(Array.from({ length: 1000 }, (_, i) => s.run('add1', i))), 20000, '1,000 tiny roots');
     expect(tiny).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
     expect(s.stats().sched.handoffs, 'spare Ps lent').toBeGreaterThanOrEqual(1);
-    openGate(gate);
+    open();
     expect(await within(blocker, 20000, 'blocker')).toBe(1);
     await within(s.close(), 10000, 'close');
   });
@@ -75,15 +64,11 @@ describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backe
     const s = await start(backend, 1);
     const n = 4000; // 0.25 ms each: about 1 s of work on one P, after the blocker
     const sab = new SharedArrayBuffer(4 * (n + 1));
-    const gate = new SharedArrayBuffer(8);
-    await s.run('markAndSpin', sab, 0, 0); // every thread holds the buffers before one blocks
-    await s.run('markAndSpin', gate, 1, 0);
-    Atomics.store(new Int32Array(gate), 1, 0);
-    const blocker = s.run('blockUntil', gate); // P0 stuck: the monitor lends the spare to the roots
-    await until(() => Atomics.load(new Int32Array(gate), 1) === 1, 10000, 'the blocker running');
+    await s.run('markAndSpin', sab, 0, 0); // every thread holds the buffer before one blocks
+    const { blocker, open } = await holdAP(s); // P0 stuck: the monitor lends the spare to the roots
     const roots = Promise.all(Array.from({ length: n }, (_, i) => s.run('markAndSpin', sab, i + 1, 0.25)));
     await until(() => s.stats().sched.handoffs >= 1, 10000, 'a spare P lent');
-    openGate(gate);
+    open();
     await within(blocker, 20000, 'blocker');
     // From here both Ps run roots and neither goes idle until the backlog drains: the spare
     // must come back before that, through a give-back.

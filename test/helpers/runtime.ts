@@ -37,3 +37,18 @@ export async function until(cond: () => boolean, ms: number, what: string): Prom
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/**
+ * Holds a P of s with the fixture's `blockUntil` task until `open()`: what is submitted before
+ * that queues behind it however slowly the thread started (a fixed pause for a timed blocker
+ * bets on the machine's load). The blocker has started when this returns.
+ */
+export async function holdAP(s: Scheduler): Promise<{ blocker: Promise<unknown>; open: () => void }> {
+  const gate = new SharedArrayBuffer(8);
+  const a = new Int32Array(gate);
+  await s.run('markAndSpin', gate, 1, 0); // the thread holds the buffer before it blocks on it
+  Atomics.store(a, 1, 0);
+  const blocker = s.run('blockUntil', gate);
+  await until(() => Atomics.load(a, 1) === 1, 10000, 'the blocker running');
+  return { blocker, open: () => { Atomics.store(a, 0, 1); Atomics.notify(a, 0); } };
+}
