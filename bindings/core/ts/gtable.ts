@@ -58,12 +58,12 @@ function badTransition(g: number, from: number, to: number, is: number): Error {
 }
 
 /** G status transition from -> to. With FLAG_DEBUG it must be a legal transition and g must be
- *  in `from` (checked by CAS); otherwise a plain atomic store. The thread holding g. */
+ *  in `from` (checked by CAS); otherwise a plain store. The thread holding g. */
 export function gSetStatus(m: Mem, g: number, from: number, to: number): void {
   const w = gWord(m, g) + STATUS;
   const i32 = m.i32;
   if ((flags(m) & FLAG_DEBUG) === 0) {
-    Atomics.store(i32, w, to); // pairs with status loads by the runtime and ready
+    i32[w] = to; // plain, as the Wasm core: the run-queue or join atomic that hands g over publishes it
     return;
   }
   gSetStatusChecked(m, g, from, to);
