@@ -15,6 +15,6 @@ export { stealWork, stealThreshold, stealOrderAt } from './steal';
 export { heapAlloc, heapFree } from './heap';
 export { pReserve, pRetire, handoff, pGiveBack } from './sysmon';
 export { spawnNew } from './spawn';
-export { joinLink, finishLinked } from './join';
+export { joinLink, finishLinked, finishNum, joinTasks } from './join';
 export { forkNew, forkDone, forkPush, forkPop, forkHelp } from './fork';
 export { forkLen } from './forkq';

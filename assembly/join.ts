@@ -5,8 +5,11 @@
 // because a Wasm atomic is one instruction where a JS one is a builtin call (about 20 ns a sub,
 // 45 a compare-exchange), and every child of a join takes both.
 
-import { G_INDEX, G_JOIN, G_PARENT, G_PENDING, JOIN_DONE, JOIN_PARENT } from './shared/layout';
-import { gAddr } from './gtable';
+import {
+  G_ARG_TAGS, G_ARGC, G_ARGS, G_DEAD, G_FN, G_INDEX, G_INLINE_ARGS, G_JOIN, G_PARENT, G_PENDING, G_PRIO,
+  G_RESULT, G_RESULT_TAG, G_SPILL, GF_CONT, GF_SHAPED, JOIN_DONE, JOIN_PARENT, TAG_NUMBER,
+} from './shared/layout';
+import { gAddr, gSetStatus } from './gtable';
 import { gfPut } from './gfree';
 import { ready } from './sched';
 
@@ -49,4 +52,76 @@ export function finishLinked(p: i32, g: u32, pg: u32): i32 {
   if (!joinReleased(pg)) return 0;
   ready(p, pg, 1);
   return 1;
+}
+
+/**
+ * finishG's common case in one call (the runtime's join.ts; DESIGN.md "The cost of a task"): G g
+ * (status `from`) returned the number x. When g is linked to a join continuation (JOIN_PARENT in
+ * its join word), x goes into the continuation's slot G_INDEX as a number, g goes G_DEAD, then
+ * finishLinked: 1. Otherwise nothing is done: 0 (the runtime then stores the result and
+ * publishes it, joinword.ts joinFinish). The M that ran g, holding P p.
+ */
+export function finishNum(p: i32, g: u32, from: u32, x: f64): i32 {
+  let gp = gAddr(g);
+  if ((atomic.load<u32>(gp, G_JOIN) & JOIN_PARENT) == 0) return 0; // pairs with joinLink's CAS
+  // plain: stored by the joiner before its CAS set JOIN_PARENT, which the load above saw
+  let pg = load<u32>(gp, G_PARENT);
+  let i = load<u32>(gp, G_INDEX);
+  let pp = gAddr(pg);
+  let argc = load<u32>(pp, G_ARGC); // plain: set by the joiner before the link
+  let tag: usize;
+  let slot: usize;
+  if (argc <= <u32>G_INLINE_ARGS) {
+    tag = pp + G_ARG_TAGS + i;
+    slot = pp + G_ARGS + (<usize>i << 3);
+  } else {
+    let sp = <usize>load<u32>(pp, G_SPILL); // plain: as argc
+    tag = sp + (<usize>argc << 3) + i;
+    slot = sp + (<usize>i << 3);
+  }
+  // plain: this child's slot is its own; the release in finishLinked publishes it
+  store<u8>(tag, <u8>TAG_NUMBER);
+  store<f64>(slot, x);
+  gSetStatus(g, from, G_DEAD);
+  finishLinked(p, g, pg);
+  return 1;
+}
+
+/**
+ * joinChildren's common case in one call (the runtime's join.ts): G g (G_WAITING) becomes the
+ * continuation `fn` over n (1 to 4) children c0..c3, every one a G, no shape. Makes g a
+ * continuation (fn, argc n, GF_CONT), arms its count to n + 1 (the joiner's guard), links each
+ * child (joinLink); a child already done has its result moved into its slot now and is freed.
+ * Then drops the guard and readies g when that was the last release. 1 when g was readied. The
+ * joining M, holding P p (p < 0: the P-less forms).
+ */
+export function joinTasks(p: i32, g: u32, fn: u32, n: u32, c0: u32, c1: u32, c2: u32, c3: u32): i32 {
+  let gp = gAddr(g);
+  // plain: g is the joiner's until the first link publishes these (joinLink's CAS)
+  store<u32>(gp, fn, G_FN);
+  store<u32>(gp, n, G_ARGC);
+  store<u32>(gp, (load<u32>(gp, G_PRIO) & ~GF_SHAPED) | GF_CONT, G_PRIO);
+  store<u32>(gp, n + 1, G_PENDING);
+  for (let i: u32 = 0; i < n; i++) {
+    let c = i == 0 ? c0 : i == 1 ? c1 : i == 2 ? c2 : c3;
+    if (joinLink(g, c, i) == 0) moveResult(p, c, g, i);
+  }
+  if (!joinReleased(g)) return 0; // drop the guard
+  ready(p, g, 1);
+  return 1;
+}
+
+/**
+ * joinTasks: child c was done before its link; its result moves into slot i of continuation g
+ * (a raw copy: a value block changes hands), c is freed and its share of g's count released
+ * (never the last: the joiner's guard is held). The joining M, holding P p.
+ */
+function moveResult(p: i32, c: u32, g: u32, i: u32): void {
+  let cp = gAddr(c);
+  let gp = gAddr(g);
+  store<u8>(gp + G_ARG_TAGS + i, load<u8>(cp, G_RESULT_TAG)); // plain: slot i is this child's alone
+  store<u64>(gp + G_ARGS + (<usize>i << 3), load<u64>(cp, G_RESULT));
+  store<u8>(cp, 0, G_RESULT_TAG); // plain: c is done and ours
+  gfPut(p, c);
+  joinReleased(g);
 }

@@ -238,7 +238,9 @@ type QOp =
   | { k: 'forkDone'; p: number; pick: number }
   | { k: 'spawnNew'; p: number; argc: number; x: number; prio: number }
   | { k: 'joinLink'; pick: number; par: number; i: number; word: number }
-  | { k: 'finishLinked'; p: number; pick: number; par: number; last: boolean };
+  | { k: 'finishLinked'; p: number; pick: number; par: number; last: boolean }
+  | { k: 'finishNum'; p: number; pick: number; par: number; i: number; argc: number; linked: boolean; last: boolean; x: number }
+  | { k: 'joinTasks'; p: number; pick: number; kids: number[]; done: boolean[]; prio: number };
 
 const pSel = fc.integer({ min: -1, max: 15 }); // -1: global / no P; else taken mod nprocs
 
@@ -276,6 +278,8 @@ const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ k: fc.constant('forkDone' as const), p: sel, pick: sel }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('joinLink' as const), pick: sel, par: sel, i: fc.integer({ min: 0, max: 6 }), word: fc.constantFrom(0, L.JOIN_DONE, L.JOIN_DONE | L.JOIN_DETACHED, L.JOIN_FORK, L.JOIN_PARENT) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('finishLinked' as const), p: pSel, pick: sel, par: sel, last: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('finishNum' as const), p: pSel, pick: sel, par: sel, i: fc.integer({ min: 0, max: 6 }), argc: fc.integer({ min: 1, max: L.G_INLINE_ARGS }), linked: fc.boolean(), last: fc.boolean(), x: fc.double() }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('joinTasks' as const), p: pSel, pick: sel, kids: fc.array(sel, { minLength: 1, maxLength: 4 }), done: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), prio: prioWord }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('spawnNew' as const), p: sel, argc: fc.integer({ min: 0, max: 3 }), x: fc.double({ noNaN: true }), prio: prioWord }) },
 );
 
@@ -531,6 +535,75 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         if (op.last) {
           dead.splice(pi, 1);
           model.ready(p, pg, 1, L.PRIO_NORMAL, false);
+        }
+        break;
+      }
+      case 'finishNum': {
+        // A G that ran (G_RUNNING) returned number x: linked, it goes into slot i of its
+        // continuation (another dead G, a normal one) and is freed, the continuation readied when
+        // its count reaches 0; not linked, nothing changes.
+        if (dead.length < 2) return;
+        const c = take(dead, op.pick)!;
+        const pi = op.par % dead.length;
+        const pg = dead[pi];
+        const p = op.p < 0 ? -1 : op.p % n;
+        const i = op.i % op.argc;
+        pair.store((h) => h.mem.gAddr(c), L.G_RUNNING);
+        pair.store((h) => h.mem.gAddr(c) + L.G_JOIN, op.linked ? L.JOIN_PARENT : 0);
+        pair.store((h) => h.mem.gAddr(c) + L.G_PARENT, pg);
+        pair.store((h) => h.mem.gAddr(c) + L.G_INDEX, i);
+        pair.store((h) => h.mem.gAddr(pg) + L.G_PRIO, L.GF_CONT);
+        pair.store((h) => h.mem.gAddr(pg) + L.G_ARGC, op.argc);
+        pair.store((h) => h.mem.gAddr(pg) + L.G_PENDING, op.last ? 1 : 2);
+        const r = pair.call('finishNum', p, c, L.G_RUNNING, op.x);
+        expectModel(r, op.linked ? 1 : 0, `finishNum(${p}, ${c}) ${op.linked ? 'linked' : 'not linked'}`);
+        if (!op.linked) {
+          pair.store((h) => h.mem.gAddr(c), L.G_DEAD); // untouched: a plain dead G again
+          pair.store((h) => h.mem.gAddr(c) + L.G_PARENT, 0);
+          dead.push(c);
+          break;
+        }
+        model.gfPut(p, c);
+        if (op.last) {
+          dead.splice(pi, 1);
+          model.ready(p, pg, 1, L.PRIO_NORMAL, false);
+        }
+        break;
+      }
+      case 'joinTasks': {
+        // A G that returned a join (G_WAITING) over 1 to 4 children (dead Gs standing in, each
+        // done with a number result or not yet): the done ones are freed into their slots, the
+        // continuation readied when every child was done; linked ones become plain dead Gs again.
+        const g = take(dead, op.pick);
+        if (g === undefined) return;
+        const kids: number[] = [];
+        for (const k of op.kids) {
+          const c = take(dead, k);
+          if (c !== undefined) kids.push(c);
+        }
+        if (kids.length === 0) { dead.push(g); return; }
+        const p = op.p < 0 ? -1 : op.p % n;
+        pair.store((h) => h.mem.gAddr(g), L.G_WAITING);
+        pair.store((h) => h.mem.gAddr(g) + L.G_PRIO, (op.prio | L.GF_SHAPED) >>> 0); // a shape the join must drop
+        kids.forEach((c, i) => {
+          pair.store((h) => h.mem.gAddr(c) + L.G_JOIN, op.done[i] ? L.JOIN_DONE : 0);
+          pair.store((h) => h.mem.gAddr(c) + L.G_RESULT_TAG, op.done[i] ? L.TAG_NUMBER : 0);
+          pair.store((h) => h.mem.gAddr(c) + L.G_RESULT, 1000 + i);
+        });
+        const all = kids.every((_, i) => op.done[i]);
+        const r = pair.call('joinTasks', p, g, 9, kids.length, kids[0], kids[1] ?? 0, kids[2] ?? 0, kids[3] ?? 0);
+        expectModel(r, all ? 1 : 0, `joinTasks(${p}, ${g}) over ${kids.join(',')}`);
+        kids.forEach((c, i) => {
+          if (op.done[i]) { model.gfPut(p, c); return; }
+          pair.store((h) => h.mem.gAddr(c) + L.G_JOIN, 0); // linked: a plain dead G again
+          pair.store((h) => h.mem.gAddr(c) + L.G_PARENT, 0);
+          dead.push(c);
+        });
+        if (all) model.ready(p, g, 1, op.prio & L.PRIO_MASK, false);
+        else {
+          pair.store((h) => h.mem.gAddr(g), L.G_DEAD); // still waiting for the linked ones: a dead G again
+          pair.store((h) => h.mem.gAddr(g) + L.G_PRIO, 0);
+          dead.push(g);
         }
         break;
       }

@@ -135,6 +135,17 @@ export interface Core {
    *  p < 0: crash recovery): gfPut(p, g), the release of pg's join count, and ready(p, pg, 1)
    *  when it was the last. 1 when pg was readied. DESIGN.md "Results and joins". */
   finishLinked(p: number, g: number, pg: number): number;
+  /** The M that ran G g (status `from`), holding P p: g returned the number x. When g is linked
+   *  to a join continuation, x goes into its slot as a number, g goes G_DEAD, then finishLinked:
+   *  1. Otherwise nothing is done: 0 (the runtime stores and publishes the result itself).
+   *  finishG's common case in one call. DESIGN.md "Results and joins". */
+  finishNum(p: number, g: number, from: number, x: number): number;
+  /** The joining M, holding P p (p < 0: the P-less forms). G g (G_WAITING) becomes the join
+   *  continuation `fn` over n (1 to 4) children c0..c3, every one a G, with no shape: argc n,
+   *  GF_CONT, the count n + 1, each child linked (joinLink; one done already has its result
+   *  moved into its slot and is freed), then the joiner's guard dropped and g readied when that
+   *  was the last release. 1 when g was readied. joinChildren's common case in one call. */
+  joinTasks(p: number, g: number, fn: number, n: number, c0: number, c1: number, c2: number, c3: number): number;
 
   // ---- Fork-join (DESIGN.md "Fork-join") -------------------------------------------------
   /** M m holding P p only. G parent forked g (G_DEAD, prepared): g goes runnable on p's fork

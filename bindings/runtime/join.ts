@@ -52,6 +52,9 @@ export interface Finisher {
  * The M that ran g (m.ts finish), or the main thread for a crashed M's G (recover.ts failG).
  */
 export function finishG(f: Finisher, g: number, a: number, from: number, value: unknown, isError: boolean, name: string): void {
+  // The common case, a number into a join continuation's slot, is one core call: the steps of
+  // the linked branch below (the core reads the join word, writes the slot, releases the count).
+  if (!isError && typeof value === 'number' && f.core.finishNum(f.p, g, from, value) !== 0) return;
   const gs = f.gs;
   // f.views.i32 is read at each use, never kept: gs.addr of another G, or a result's heap block,
   // may grow the memory and replace the views, and an old view traps past its end.
@@ -93,10 +96,22 @@ export function finishG(f: Finisher, g: number, a: number, from: number, value: 
  * or this call does when every child was done. The joining M.
  */
 export function joinChildren(f: Finisher, g: number, a: number, req: JoinRequest): void {
-  const gs = f.gs;
-  const v = f.views; // v.i32 read at each use (finishG says why)
   const tasks = req.tasks;
   const n = tasks.length;
+  if (req.shape === 0 && n >= 1 && n <= 4) {
+    // The common join, one to four children that are all Gs (none ran inline), is one core call
+    // (joinTasks): the steps below, with the count's atomics in the core.
+    const c0 = tasks[0].g;
+    const c1 = n > 1 ? tasks[1].g : -1;
+    const c2 = n > 2 ? tasks[2].g : -1;
+    const c3 = n > 3 ? tasks[3].g : -1;
+    if (c0 !== 0 && c1 !== 0 && c2 !== 0 && c3 !== 0) {
+      f.core.joinTasks(f.p, g, req.fn, n, c0, c1 < 0 ? 0 : c1, c2 < 0 ? 0 : c2, c3 < 0 ? 0 : c3);
+      return;
+    }
+  }
+  const gs = f.gs;
+  const v = f.views; // v.i32 read at each use (finishG says why)
   const off = req.shape !== 0 ? 1 : 0;
   gs.makeContinuation(a, req.fn, n + off, off !== 0 ? GF_CONT | GF_SHAPED : GF_CONT);
   joinArm(v.i32, a, n + off); // the children (and the shape) and the joiner's guard

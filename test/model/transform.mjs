@@ -24,7 +24,7 @@ const TWIN = path.join(ROOT, 'bindings/core/ts');
 const LAYOUT = path.join(ROOT, 'assembly/shared/layout.ts');
 const CORE = path.join(ROOT, 'bindings/core/core.ts');
 const OUT = path.join(ROOT, 'node_modules/.cache/stealwork-model');
-const VIEWS = new Set(['i32', 'f64', 'i64']);
+const VIEWS = new Set(['i32', 'f64', 'i64', 'u8']);
 const TWIN_FILES = fs.readdirSync(TWIN).filter((f) => f.endsWith('.ts') && f !== 'index.ts');
 /** Runtime protocol modules the models drive beside the twin (no other runtime imports). */
 const RUNTIME = path.join(ROOT, 'bindings/runtime');

@@ -43,6 +43,8 @@ export class Mem {
   readonly memory: WebAssembly.Memory;
   i32: Int32Array;
   f64: Float64Array;
+  /** Byte view: the tag bytes of argument slots (a neighbour's tag may be written at once). */
+  u8: Uint8Array;
   i64: BigInt64Array;
   /** Bytes the views cover. */
   end: number;
@@ -58,6 +60,7 @@ export class Mem {
     this.memory = memory;
     this.i32 = new Int32Array(buf);
     this.f64 = new Float64Array(buf);
+    this.u8 = new Uint8Array(buf);
     this.i64 = new BigInt64Array(buf);
     this.end = buf.byteLength;
     this.canBlock = canBlock;
@@ -70,6 +73,7 @@ export class Mem {
     const buf = this.memory.buffer;
     this.i32 = new Int32Array(buf);
     this.f64 = new Float64Array(buf);
+    this.u8 = new Uint8Array(buf);
     this.i64 = new BigInt64Array(buf);
     this.end = buf.byteLength;
   }

@@ -36,6 +36,17 @@ export const bugs = [
     }],
   },
   {
+    name: 'join-tasks-no-guard', // the core's one-call join arms the count without the joiner's guard
+    edits: [{ file: 'join.ts', from: 'i32[w + PENDING] = n + 1;', to: 'i32[w + PENDING] = n;' }],
+  },
+  {
+    name: 'join-tasks-late-arm', // the core's one-call join arms the count after linking: a child may release first
+    edits: [
+      { file: 'join.ts', from: '  i32[w + PENDING] = n + 1;\n  for (let i = 0; i < n; i++) {', to: '  for (let i = 0; i < n; i++) {' },
+      { file: 'join.ts', from: '  if (!joinReleased(m, g)) return 0; // drop the guard', to: '  m.i32[w + PENDING] = n + 1;\n  if (!joinReleased(m, g)) return 0;' },
+    ],
+  },
+  {
     name: 'join-await-store', // awaitTask sets its waiter bits by a store instead of a CAS
     edits: [{
       file: 'joinword.ts',
@@ -129,6 +140,61 @@ export async function scenarios(variant, edits) {
     };
     return { g, finish, join, awaitTask, detach, drainInboxes, freedOnce };
   };
+  /**
+   * The core's one-call forms (finishNum, joinTasks: what finishG and joinChildren use for a
+   * number result and for a join of one to four spawned children), run as they are: a joiner on
+   * P0 against the children's finishers, one holding P1 and one with no P (an M whose task
+   * settled between two of its P's runs). A finisher whose child is not linked yet takes
+   * finishG's general branch. The continuation must be queued exactly once with both results
+   * in its slots, and each child freed exactly once.
+   */
+  const real = (w) => {
+    const { T, L } = w;
+    const m0 = w.mem();
+    const addr = (g) => w.runDirect(T.gtable.gAddr(m0, g));
+    const gen = (g) => w.view()[(addr(g) + L.G_GEN) >> 2];
+    const gens = new Map([[C1, gen(C1)], [C2, gen(C2)]]);
+    const J = T.joinword;
+    function* finish(mm, p, x, v) {
+      if (yield* T.join.finishNum(mm, p, x, L.G_RUNNING, v)) return;
+      const a = addr(x);
+      yield ['st', mm.u8, a + L.G_RESULT_TAG, L.TAG_NUMBER]; // setResult
+      yield ['st', mm.f64, (a + L.G_RESULT) >> 3, v];
+      const to = yield* J.joinFinish(mm.i32, a);
+      if (to === J.JOIN_TO_PARENT) { // moveResultToParent, then finishLinked
+        const i = yield ['ld', mm.i32, (a + L.G_INDEX) >> 2];
+        const pa = addr(PARENT);
+        yield ['st', mm.u8, pa + L.G_ARG_TAGS + i, yield ['ld', mm.u8, a + L.G_RESULT_TAG]];
+        yield ['st', mm.f64, (pa + L.G_ARGS) / 8 + i, yield ['ld', mm.f64, (a + L.G_RESULT) >> 3]];
+        yield ['st', mm.u8, a + L.G_RESULT_TAG, 0];
+        yield* T.join.finishLinked(mm, p, x, PARENT);
+      } else if (to !== 0) throw new Error(`finishG of ${x}: nobody awaits it, yet joinFinish said ${to}`);
+    }
+    function* finishBoth(mm, p) {
+      yield* finish(mm, p, C1, 11);
+      yield* finish(mm, p, C2, 22);
+    }
+    const join = (mm) => T.join.joinTasks(mm, 0, PARENT, 5, 2, C1, C2, 0, 0);
+    /** The continuation's queue entries, its slots, the children's frees: "" when right. */
+    function final() {
+      const m = w.mem();
+      const queued = [];
+      for (let p = 0; p < w.nprocs; p++) for (let g; (g = w.runDirect(T.runq.runqGet(m, p))) !== 0;) queued.push(g);
+      for (let g; (g = w.runDirect(T.globrunqget.globrunqGet(m, 0, 1))) !== 0;) {
+        queued.push(g);
+        for (let h; (h = w.runDirect(T.runq.runqGet(m, 0))) !== 0;) queued.push(h);
+      }
+      if (queued.length !== 1 || queued[0] !== PARENT) return `queued after the join: [${queued}], want [${PARENT}]`;
+      const pa = addr(PARENT);
+      const f64 = new Float64Array(w.memory.buffer);
+      const u8 = new Uint8Array(w.memory.buffer);
+      const slots = [0, 1].map((i) => (u8[pa + L.G_ARG_TAGS + i] === L.TAG_NUMBER ? f64[(pa + L.G_ARGS) / 8 + i] : NaN));
+      if (slots[0] !== 11 || slots[1] !== 22) return `continuation slots ${slots}, want 11,22`;
+      for (const c of [C1, C2]) if (gen(c) !== gens.get(c) + 1) return `G ${c} freed ${gen(c) - gens.get(c)} times`;
+      return '';
+    }
+    return { finish, finishBoth, join, final };
+  };
   const sc = (name, body, final, opts) => ({
     name, world: w, opts,
     setup(w) {
@@ -146,6 +212,24 @@ export async function scenarios(variant, edits) {
       r.join(w.mem()), r.finish(w.mem(), C1, 11, 0), r.finish(w.mem(), C2, 22, 1),
     ], (r) => (r.g.readied !== 1 ? `continuation readied ${r.g.readied} times` : r.freedOnce([C1, C2])),
     { bound: 2, maxDfs: 3000, random: 300 }),
+    {
+      name: 'join: joinTasks vs finishNum, the children finished on one P',
+      world: w,
+      opts: { bound: 2, maxDfs: 3000, random: 300 },
+      setup(w) {
+        const r = real(w);
+        return { threads: [r.join(w.mem()), r.finishBoth(w.mem(), 1)], check: () => '', final: r.final };
+      },
+    },
+    {
+      name: 'join: joinTasks vs finishNum, one child finished with no P',
+      world: w,
+      opts: { bound: 2, maxDfs: 3000, random: 300 },
+      setup(w) {
+        const r = real(w);
+        return { threads: [r.join(w.mem()), r.finish(w.mem(), 1, C1, 11), r.finish(w.mem(), -1, C2, 22)], check: () => '', final: r.final };
+      },
+    },
     sc('join: detachOne vs finish', (r, w) => [r.finish(w.mem(), C1, 11, 0), r.detach(w.mem(), C1, false)],
       (r) => r.freedOnce([C1]), { bound: 2, maxDfs: 1000, random: 100 }),
     // Crash recovery: failG (finishG, on the main thread) fails a G
