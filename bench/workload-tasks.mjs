@@ -4,7 +4,7 @@
 // worker (workload-pool-worker.mjs) and the tests run too.
 
 import { DIGEST, spawnDigest } from './kernels/sha1.mjs';
-import { addCounts, numChildren, walk } from './kernels/uts.mjs';
+import { addCounts, numChildren, walk, Walk, walkSome } from './kernels/uts.mjs';
 import { TREE_LIST } from './kernels/trees.mjs';
 import { count } from './kernels/nqueens.mjs';
 import { merge, sort } from './kernels/msort.mjs';
@@ -86,39 +86,20 @@ function takeStack(nodes6) {
 
 export function utsChunk(ctx, ti, nodes6, chunk) {
   const t = TREE_LIST[ti];
-  let stack = takeStack(nodes6);
-  let sp = nodes6.length;
-  let nodes = 0, leaves = 0, depth = 0;
+  const w = new Walk(takeStack(nodes6), nodes6.length);
   const forks = [];
-  while (sp !== 0) {
-    sp -= 6;
-    const s0 = stack[sp], s1 = stack[sp + 1], s2 = stack[sp + 2], s3 = stack[sp + 3], s4 = stack[sp + 4], h = stack[sp + 5];
-    nodes++;
-    if (h > depth) depth = h;
-    const k = numChildren(t, h, s4);
-    if (k === 0) leaves++;
-    else {
-      if (sp + 6 * k > stack.length) {
-        const bigger = new Int32Array(Math.max(2 * stack.length, sp + 6 * k));
-        bigger.set(stack.subarray(0, sp));
-        stack = bigger;
-      }
-      for (let i = 0; i < k; i++) {
-        spawnDigest(s0, s1, s2, s3, s4, i);
-        stack.set(DIGEST, sp);
-        stack[sp + 5] = h + 1;
-        sp += 6;
-      }
-    }
-    if (nodes % chunk === 0 && sp > 6) {
-      const half = 6 * ((sp / 6) >>> 1);
-      forks.push(ctx.fork('utsChunk', ti, stack.slice(0, half), chunk));
-      stack.copyWithin(0, half, sp);
-      sp -= half;
+  for (;;) {
+    walkSome(t, w, chunk); // the plain walk's own loop, a chunk at a time
+    if (w.sp === 0) break;
+    if (w.sp > 6) {
+      const half = 6 * ((w.sp / 6) >>> 1);
+      forks.push(ctx.fork('utsChunk', ti, w.stack.slice(0, half), chunk));
+      w.stack.copyWithin(0, half, w.sp);
+      w.sp -= half;
     }
   }
-  spareStacks.push(stack);
-  const r = [nodes, leaves, depth];
+  spareStacks.push(w.stack);
+  const r = [w.nodes, w.leaves, w.depth];
   for (let i = forks.length - 1; i >= 0; i--) addCounts(r, forks[i].join());
   return r;
 }

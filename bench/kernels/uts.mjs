@@ -43,15 +43,34 @@ export function numChildren(t, height, s4) {
 }
 
 /**
- * Walks the subtrees of `n` nodes given as a stack, 6 ints a node (five state words, then the
- * height), depth first on one thread. Returns [nodes, leaves, deepest height].
+ * A walk in progress: a stack of nodes, 6 ints a node (five state words, then the height), `sp`
+ * ints of it in use, and the counts so far. walkSome advances it; the plain walk runs one to the
+ * end, a chunked task a chunk at a time (bench/workload-tasks.mjs utsChunk).
  */
-export function walk(t, nodes6) {
-  let stack = Int32Array.from(nodes6);
-  let sp = stack.length;
-  let nodes = 0, leaves = 0, depth = 0;
-  while (sp !== 0) {
+export class Walk {
+  constructor(stack, sp) {
+    this.stack = stack;
+    this.sp = sp;
+    this.nodes = 0;
+    this.leaves = 0;
+    this.depth = 0;
+  }
+}
+
+/**
+ * Walks up to `budget` nodes of walk `w` in tree `t`, depth first: each node popped is counted
+ * and its children pushed. The one loop every UTS variant runs (the plain walk, the chunked
+ * tasks, the pool's), so they all run the same compiled kernel: written twice, V8 compiled the
+ * two loops differently enough to cost the chunked form several percent on one thread.
+ */
+export function walkSome(t, w, budget) {
+  let stack = w.stack;
+  let sp = w.sp;
+  let nodes = w.nodes, leaves = w.leaves, depth = w.depth;
+  let n = 0;
+  while (sp !== 0 && n < budget) {
     sp -= 6;
+    n++;
     const s0 = stack[sp], s1 = stack[sp + 1], s2 = stack[sp + 2], s3 = stack[sp + 3], s4 = stack[sp + 4], h = stack[sp + 5];
     nodes++;
     if (h > depth) depth = h;
@@ -69,7 +88,21 @@ export function walk(t, nodes6) {
       sp += 6;
     }
   }
-  return [nodes, leaves, depth];
+  w.stack = stack;
+  w.sp = sp;
+  w.nodes = nodes;
+  w.leaves = leaves;
+  w.depth = depth;
+}
+
+/**
+ * Walks the subtrees of the nodes given as a stack, 6 ints a node (five state words, then the
+ * height), depth first on one thread. Returns [nodes, leaves, deepest height].
+ */
+export function walk(t, nodes6) {
+  const w = new Walk(Int32Array.from(nodes6), nodes6.length);
+  walkSome(t, w, Infinity);
+  return [w.nodes, w.leaves, w.depth];
 }
 
 /** The whole tree on one thread: [nodes, leaves, depth]. */
