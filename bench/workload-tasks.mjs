@@ -70,7 +70,8 @@ export function utsTree(ctx, ti, s0, s1, s2, s3, s4) {
 // A task walks in a stack taken from this thread's spares, not in a typed array of its own: a
 // chunk task copied its argument and grew that copy from its few nodes by doubling, typed
 // arrays to allocate, zero and collect per chunk; T3 on one P cost 1.20x the plain walk's CPU
-// at a chunk of 256 nodes, 1.11x with the spare stacks (bench/uts-chunk.mjs). The walk gives its
+// at a chunk of 256 nodes, 1.11x with the spare stacks (bench/uts-chunk.mjs). The walk itself is
+// the plain walk's loop (kernels/uts.mjs walkSome), run a chunk at a time. The walk gives its
 // stack back before it joins, and nothing runs on this thread while it walks (a fork only
 // queues), so a stack is never in two walks at once.
 
