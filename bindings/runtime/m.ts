@@ -308,7 +308,9 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
       this.finish(g, a, ctx, cancelReason(), true, G_RUNNING);
       return;
     }
-    if ((flags & GF_CONT) !== 0 && gs.hasErrorArg(a, argc)) {
+    // Numbers only (their tag bytes, one check): no error slot, nothing to free; read straight.
+    const nums = gs.numbersOnly(a, argc);
+    if ((flags & GF_CONT) !== 0 && !nums && gs.hasErrorArg(a, argc)) {
       // A join child failed: the continuation fails with the first error instead of running.
       const args: unknown[] = [];
       const failed = gs.takeArgs(a, args);
@@ -331,7 +333,16 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     }
     try {
       // Arguments are read (and their blocks freed) straight into the call: no array for <= 3.
-      if ((flags & GF_SHAPED) !== 0) r = fn(ctx, ...this.shapedArgs(a));
+      if (nums && argc <= 3) {
+        const f64 = this.views.f64;
+        const x = (a + G_ARGS) >>> 3;
+        switch (argc) {
+          case 0: r = fn(ctx); break;
+          case 1: r = fn(ctx, num(f64[x])); break;
+          case 2: r = fn(ctx, num(f64[x]), num(f64[x + 1])); break;
+          default: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2]));
+        }
+      } else if ((flags & GF_SHAPED) !== 0) r = fn(ctx, ...this.shapedArgs(a));
       else switch (argc) {
         case 0: r = fn(ctx); break;
         case 1: r = fn(ctx, gs.takeArg(a, 1, 0)); break;
