@@ -278,7 +278,7 @@ const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ k: fc.constant('forkDone' as const), p: sel, pick: sel }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('joinLink' as const), pick: sel, par: sel, i: fc.integer({ min: 0, max: 6 }), word: fc.constantFrom(0, L.JOIN_DONE, L.JOIN_DONE | L.JOIN_DETACHED, L.JOIN_FORK, L.JOIN_PARENT) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('finishLinked' as const), p: pSel, pick: sel, par: sel, last: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('finishNum' as const), p: pSel, pick: sel, par: sel, i: fc.integer({ min: 0, max: 6 }), argc: fc.integer({ min: 1, max: L.G_INLINE_ARGS }), linked: fc.boolean(), last: fc.boolean(), x: fc.double() }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('finishNum' as const), p: pSel, pick: sel, par: sel, i: fc.integer({ min: 0, max: 11 }), argc: fc.integer({ min: 1, max: 12 }), linked: fc.boolean(), last: fc.boolean(), x: fc.double() }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('joinTasks' as const), p: pSel, pick: sel, kids: fc.array(sel, { minLength: 1, maxLength: 4 }), done: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), prio: prioWord }) },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('spawnNew' as const), p: sel, argc: fc.integer({ min: 0, max: 3 }), x: fc.double({ noNaN: true }), prio: prioWord }) },
 );
@@ -331,6 +331,20 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
     expectModel(g, model.gfGet(p), `gfGet(${p})`);
     if (g !== 0) pair.call('gAddr', g);
     return g;
+  };
+
+  /** heapAlloc on both cores, checked against the model's free lists; the block stays live. */
+  const heapAlloc = (size: number): number => {
+    const c = sizeClass(size);
+    const brk = pair.a.mem.brk;
+    const a = pair.call('heapAlloc', size);
+    if (a === 0) throw new Error(`heapAlloc(${size}) failed\n${pair.trail()}`);
+    const list = heapFree.get(c) ?? [];
+    if (list.length > 0) expectModel(a, list.pop()!, `heapAlloc(${size}) reuse`);
+    else if (a - L.BLOCK_HEADER < brk) throw new Error(`heapAlloc(${size}) = ${a}: fresh block below brk ${brk}`);
+    blocks.push(a);
+    blockClass.set(a, c);
+    return a;
   };
 
   ops.forEach((op, i) => {
@@ -447,15 +461,7 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         break;
       }
       case 'heapAlloc': {
-        const c = sizeClass(op.size);
-        const brk = pair.a.mem.brk;
-        const a = pair.call('heapAlloc', op.size);
-        if (a === 0) throw new Error(`heapAlloc(${op.size}) failed\n${pair.trail()}`);
-        const list = heapFree.get(c) ?? [];
-        if (list.length > 0) expectModel(a, list.pop()!, `heapAlloc(${op.size}) reuse`);
-        else if (a - L.BLOCK_HEADER < brk) throw new Error(`heapAlloc(${op.size}) = ${a}: fresh block below brk ${brk}`);
-        blocks.push(a);
-        blockClass.set(a, c);
+        heapAlloc(op.size);
         break;
       }
       case 'forkPush':
@@ -554,6 +560,8 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         pair.store((h) => h.mem.gAddr(c) + L.G_INDEX, i);
         pair.store((h) => h.mem.gAddr(pg) + L.G_PRIO, L.GF_CONT);
         pair.store((h) => h.mem.gAddr(pg) + L.G_ARGC, op.argc);
+        // Past G_INLINE_ARGS slots the continuation's slots are in its spill block.
+        pair.store((h) => h.mem.gAddr(pg) + L.G_SPILL, op.argc > L.G_INLINE_ARGS ? heapAlloc(op.argc * 9) : 0);
         pair.store((h) => h.mem.gAddr(pg) + L.G_PENDING, op.last ? 1 : 2);
         const r = pair.call('finishNum', p, c, L.G_RUNNING, op.x);
         expectModel(r, op.linked ? 1 : 0, `finishNum(${p}, ${c}) ${op.linked ? 'linked' : 'not linked'}`);

@@ -14,6 +14,19 @@ describe.each(['wasm', 'js'] as const)('ctx.join (%s backend)', (backend) => {
     await within(s.close(), 10_000, 'close');
   });
 
+  it('joins of 1 to 12 children, each child a number: every result reaches its slot', async () => {
+    // 1 to 4 children: the core's one-call join; 5 to 7: the runtime's; 8 and more: the
+    // continuation's slots in a spill block. Every child's number goes in by the core's
+    // one-call finish, also into a spill block.
+    const s = await start(backend, 2);
+    for (let fan = 1; fan <= 12; fan++) {
+      const want = 1 + fan + fan ** 2 + fan ** 3; // every node of a tree of depth 3
+      expect(await within(s.run('forkTree', 3, fan), 30_000, `forkTree(3, ${fan})`)).toBe(want);
+    }
+    await within(s.close(), 10_000, 'close');
+    expect(s.stats().sched.heapLiveBlocks).toBe(0);
+  });
+
   it('plain values and mixed arrays reach the join function as they are', async () => {
     const s = await start(backend, 2);
     expect(await within(s.run('mixedJoin'), 10_000, 'mixedJoin')).toEqual(['x', [2, 5, 11, { k: 1 }], null, 'y']);
