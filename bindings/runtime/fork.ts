@@ -21,6 +21,7 @@ import type { GSlots } from './gslots.js';
 import { freeSlot, writeSlot, type Views } from './values.js';
 import { forkSleep, forkWake } from './forksleep.js';
 import { joinMarkSpare } from './joinword.js';
+import { TASK_FAILED, TASK_OK, TASK_PENDING } from './task.js';
 import {
   forkAsyncTaskError, forkDepthError, forkFromAsyncError, forkNotSyncError, forkOutsideError, forkTableFullError, internalError,
 } from './errors.js';
@@ -47,9 +48,6 @@ export const HELP_MAX_DEPTH = 256;
 /** Helping rounds that found nothing before a joiner sleeps on S_RT_FORK_EPOCH. */
 const HELP_SPINS = 64;
 
-const PENDING = 0;
-const OK = 1;
-const FAILED = 2;
 
 /** Who settles a Fork: its forker's ForkJoin (an interface, so the public types name no class
  *  with private members: the ESM and CommonJS declarations must stay structurally equal). */
@@ -63,7 +61,7 @@ export class Fork<T = unknown> {
   /** @internal */ declare readonly owner: ForkOwner;
   /** @internal the child's G (G_DEAD and unpublished when `published` is false) */ declare readonly g: number;
   /** @internal on the fork deque (false: the deque was full; the forker runs it at join) */ declare readonly published: boolean;
-  /** @internal PENDING, OK or FAILED */ declare state: number;
+  /** @internal TASK_PENDING, TASK_OK or TASK_FAILED (a Task's states: m.ts settles both) */ declare state: number;
   /** @internal join() was called: its error went to the caller, not to the implicit sync */ declare joined: boolean;
   /** @internal the result or the error, once settled */ declare value: unknown;
   /** The task function's name. */
@@ -75,7 +73,7 @@ export class Fork<T = unknown> {
     this.owner = owner;
     this.g = g;
     this.published = published;
-    this.state = PENDING;
+    this.state = TASK_PENDING;
     this.joined = false;
     this.value = undefined;
     this.name = name;
@@ -86,8 +84,8 @@ export class Fork<T = unknown> {
    *  (this thread runs other tasks meanwhile). Throws the child's error. Synchronous. */
   join(): T {
     this.joined = true;
-    if (this.state === PENDING) this.owner.join(this);
-    if (this.state === FAILED) throw this.value;
+    if (this.state === TASK_PENDING) this.owner.join(this);
+    if (this.state === TASK_FAILED) throw this.value;
     return this.value as T;
   }
 
@@ -321,7 +319,7 @@ export class ForkJoin implements ForkOwner {
   /** Settles published Fork f; g: what a forkPop already gave (-1: nothing yet). */
   private settle(f: Fork, g: number): void {
     const h = this.host;
-    while (f.state === PENDING) {
+    while (f.state === TASK_PENDING) {
       if (g < 0) g = h.core.forkPop(h.p, h.mid);
       if (g === 0) {
         this.waitStolen(f); // the deque is empty: a thief took f, and everything forked before it
@@ -338,7 +336,7 @@ export class ForkJoin implements ForkOwner {
   private pendingOf(g: number): Fork {
     for (let i = this.top - 1; i >= 0; i--) {
       const f = this.stack[i]!;
-      if (f.g === g && f.state === PENDING && f.published) return f;
+      if (f.g === g && f.state === TASK_PENDING && f.published) return f;
     }
     throw internalError(`fork deque of P${this.host.p} gave G ${g}, which no pending fork on M${this.host.mid} names`);
   }
@@ -380,7 +378,7 @@ export class ForkJoin implements ForkOwner {
     gs.takeResult(a, out);
     h.views.u32[(a + G_PARENT) >>> 2] = 0; // consumed: not a crash orphan (recover.ts)
     h.core.gfPut(h.p, f.g);
-    f.state = out.ok ? OK : FAILED;
+    f.state = out.ok ? TASK_OK : TASK_FAILED;
     f.value = out.value;
     out.value = undefined;
   }
@@ -407,8 +405,8 @@ export class ForkJoin implements ForkOwner {
     let err: unknown = NO_ERROR;
     for (let i = this.top - 1; i >= base; i--) {
       const f = this.stack[i]!;
-      if (f.state === PENDING) { if (f.published) this.settle(f, -1); else this.host.runInline(f, f.g); }
-      if (f.state === FAILED && !f.joined) err = f.value;
+      if (f.state === TASK_PENDING) { if (f.published) this.settle(f, -1); else this.host.runInline(f, f.g); }
+      if (f.state === TASK_FAILED && !f.joined) err = f.value;
       this.stack[i] = null;
     }
     this.top = base;

@@ -9,7 +9,7 @@ export const USE_JOINED = 2; // handed to ctx.join: its result goes to the join
 export const USE_DETACHED = 3; // dropped by its parent task: the result is freed when it finishes
 
 /** Task.state of a Task settled on this thread (a root Task on the main thread, a child that
- *  ran inline on a worker), as Fork's PENDING, OK and FAILED. */
+ *  ran inline on a worker), and of a Fork (fork.ts). */
 export const TASK_PENDING = 0;
 export const TASK_OK = 1; // fulfilled: `value` is the result
 export const TASK_FAILED = 2; // rejected: `value` is the error
