@@ -99,14 +99,12 @@ export function joinChildren(f: Finisher, g: number, a: number, req: JoinRequest
   const tasks = req.tasks;
   const n = tasks.length;
   if (req.shape === 0 && n >= 1 && n <= 4) {
-    // The common join, one to four children that are all Gs (none ran inline), is one core call
-    // (joinTasks): the steps below, with the count's atomics in the core.
-    const c0 = tasks[0].g;
-    const c1 = n > 1 ? tasks[1].g : -1;
-    const c2 = n > 2 ? tasks[2].g : -1;
-    const c3 = n > 3 ? tasks[3].g : -1;
-    if (c0 !== 0 && c1 !== 0 && c2 !== 0 && c3 !== 0) {
-      f.core.joinTasks(f.p, g, req.fn, n, c0, c1 < 0 ? 0 : c1, c2 < 0 ? 0 : c2, c3 < 0 ? 0 : c3);
+    // The common join, one to four children that are all Gs (none ran inline: g 0), is one core
+    // call (joinTasks): the steps below, with the count's atomics in the core.
+    let allGs = true;
+    for (let i = 0; i < n; i++) if (tasks[i].g === 0) allGs = false;
+    if (allGs) {
+      f.core.joinTasks(f.p, g, req.fn, n, tasks[0].g, n > 1 ? tasks[1].g : 0, n > 2 ? tasks[2].g : 0, n > 3 ? tasks[3].g : 0);
       return;
     }
   }

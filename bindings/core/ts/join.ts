@@ -1,5 +1,6 @@
-// The join's two busiest steps in the core (docs/DESIGN.md "Results and joins", "The cost of a
-// task"): the twin of assembly/join.ts, byte for byte.
+// The join's busiest steps in the core (docs/DESIGN.md "Results and joins", "The cost of a
+// task"): joinLink, finishLinked, and the one-call finishNum and joinTasks; the twin of
+// assembly/join.ts, byte for byte.
 
 import {
   G_ARG_TAGS, G_ARGC, G_ARGS, G_DEAD, G_FN, G_INDEX, G_INLINE_ARGS, G_JOIN, G_PARENT, G_PENDING, G_PRIO,
