@@ -4,8 +4,8 @@
 // finish (a number into a linked child's slot: finishNum) and common join (one to four spawned
 // children: joinTasks) are each those steps and their neighbours in one call. The runtime's
 // other steps on the join word and the count are in bindings/runtime/joinword.ts; these are
-// here because a Wasm atomic is one instruction where a JS one is a builtin call (about 11 ns a
-// load, 17 a sub or a compare-exchange on Node 20), and every child of a join takes them.
+// here because a Wasm atomic is one instruction where a JS one is a builtin call (DESIGN.md
+// "The cost of a task" has what each costs), and every child of a join takes them.
 
 import {
   G_ARG_TAGS, G_ARGC, G_ARGS, G_DEAD, G_FN, G_INDEX, G_INLINE_ARGS, G_JOIN, G_PARENT, G_PENDING, G_PRIO,
