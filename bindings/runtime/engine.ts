@@ -17,7 +17,7 @@ import {
 import { CancelTokens, SignalWatch } from './cancel.js';
 import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
-import { isNode, now, platformProblem, startThread, threadOptionsProblem, type ThreadHandle } from './platform.js';
+import { isNode, now, platformProblem, startThread, threadOptionsProblem, unrefTimer, type ThreadHandle } from './platform.js';
 import type { FromWorker, ToWorker } from './messages.js';
 import { schedtraceLines } from './schedtrace.js';
 import { allocTraceRings, exportTrace, traceClock, type MonitorEvent } from './trace.js';
@@ -35,6 +35,7 @@ import { priorityClass, type Priority } from './priority.js';
 import { casualties, detachOrphans, failCasualties } from './recover.js';
 import { rootAwaited } from './join.js';
 import { longTimeout } from './timer.js';
+import { KeepAlive } from './keepalive.js';
 
 interface Deferred {
   task: RootTask<unknown>;
@@ -122,6 +123,10 @@ export class Engine {
   /** Told when a thread died outside close and was replaced, with the number of tasks that
    *  failed with it (the stealwork/piscina entry's 'error' event). */
   onThreadError: ((err: Error, failedTasks: number) => void) | null = null;
+  /** Whether the threads hold the process (keepalive.ts): while work is pending. */
+  private readonly alive = new KeepAlive(() => this.threads);
+  /** The look for detached tasks still running after the last root settled, when scheduled. */
+  private idleLook: ReturnType<typeof setTimeout> | null = null;
 
   private constructor(opts: ResolvedOptions, memory: WebAssembly.Memory, core: Core) {
     this.opts = opts;
@@ -174,6 +179,7 @@ export class Engine {
     if (opts.schedtrace > 0) e.startSchedtrace();
     e.sysmon.busy = () => e.npending !== 0 || e.deferred.length !== 0 || !e.allFinished();
     e.stopTimers.push(() => e.sysmon.stop());
+    e.alive.release(); // started, and nothing is pending yet
     return e;
   }
 
@@ -198,6 +204,7 @@ export class Engine {
     const o = this.opts;
     const t = startThread<ToWorker, FromWorker>(WORKER_URL, `stealwork M${i}`, o.thread);
     this.threads[i - 1] = t;
+    this.alive.adopt(t);
     let exitResolve!: () => void;
     this.exits[i - 1] = new Promise<void>((r) => { exitResolve = r; });
     let gone = false; // this thread's end is handled once (Node reports 'error', then 'exit')
@@ -364,6 +371,7 @@ export class Engine {
         }
       }
       this.deferred.push({ task: t, id, args, token, cls });
+      this.alive.hold();
       this.pump();
       return;
     }
@@ -386,6 +394,7 @@ export class Engine {
     this.sysmon.start(); // watches while tasks are in flight (a no-op when it runs already)
     this.pending[g] = t;
     this.npending++;
+    this.alive.hold(); // a root is pending: the threads hold the process until nothing is
     this.views.f64[(this.mAddr0 + MR_SPAWNED) >>> 3] = ++this.spawned;
     if (this.shared.unsent.length !== 0) this.sharesDelivered = this.deliverShares();
     if (this.shared.usedMax >= this.sharesAcked) {
@@ -483,6 +492,22 @@ export class Engine {
     } finally {
       this.pumping = false;
     }
+    this.lookIdle();
+  }
+
+  /**
+   * After the last root settled: once every task spawned anywhere has finished too (a root may
+   * leave detached children running), the threads stop holding the process. Tasks still running
+   * are looked for again a few ms later (the per-M counters are not announced to this thread, as
+   * in drainThenStop); a new root ends the looking (it holds the process itself).
+   */
+  private lookIdle(delay = 1): void {
+    if (this.idleLook !== null) { clearTimeout(this.idleLook); this.idleLook = null; }
+    if (this.closing !== null || this.closed || this.failure !== null) return;
+    if (this.npending !== 0 || this.deferred.length !== 0) return; // the pump runs, and looks again when it ends
+    if (this.allFinished()) { this.alive.release(); return; }
+    // Unref'd: the threads hold the process meanwhile.
+    this.idleLook = unrefTimer(setTimeout(() => { this.idleLook = null; this.lookIdle(Math.min(delay * 2, 16)); }, delay));
   }
 
   private retryDeferred(): void {
@@ -505,9 +530,8 @@ export class Engine {
       for (const line of schedtraceLines(this.stats(), this.views, t - t0, this.opts.scheddetail)) this.opts.logger(line);
     };
     print();
-    const timer = setInterval(print, this.opts.schedtrace) as unknown as { unref?: () => void };
-    timer.unref?.();
-    this.stopTimers.push(() => clearInterval(timer as unknown as number));
+    const timer = unrefTimer(setInterval(print, this.opts.schedtrace));
+    this.stopTimers.push(() => clearInterval(timer));
   }
 
   /** The platform's Worker objects of the threads (Node's worker_threads.Worker). */
@@ -533,6 +557,8 @@ export class Engine {
    * gone); any other second close returns the first one's promise.
    */
   close(force: boolean): Promise<void> {
+    if (this.idleLook !== null) { clearTimeout(this.idleLook); this.idleLook = null; }
+    this.alive.hold(); // a close in progress holds the process until the threads are gone
     if (force && !this.closed) {
       this.closed = true; // a graceful close still draining sees this and waits for the stop below
       const err = closedForceError();

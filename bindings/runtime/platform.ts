@@ -35,6 +35,14 @@ interface WebWorker {
 /** True on Node (not on Deno's Node compatibility layer, which has real Workers). */
 export const isNode = g.Deno === undefined && typeof g.process?.versions?.node === 'string';
 
+/**
+ * True where the threads are `node:worker_threads` Workers: on Node (and Bun), and on Deno,
+ * whose web Workers cannot be unref'd (a Deno program with a live web Worker never exits), while
+ * its `node:worker_threads` Workers can (DESIGN.md "What keeps the process alive"). Browsers use
+ * module Workers.
+ */
+const nodeThreads = isNode || (g.Deno !== undefined && typeof g.process?.getBuiltinModule === 'function');
+
 export function nodeModule<T>(id: string): T {
   const get = g.process?.getBuiltinModule;
   if (typeof get !== 'function') throw platformMissingError(`needs process.getBuiltinModule (Node >= 20.16, this is ${g.process?.versions?.node ?? 'unknown'}) to load ${id}`);
@@ -110,6 +118,11 @@ export interface ThreadHandle<Out = unknown, In = unknown> {
   /** A failure of the thread itself (not of a task): an uncaught error or an exit. */
   onExit(cb: (reason: string, error?: unknown) => void): void;
   terminate(): Promise<void>;
+  /** Lets the process exit while this thread lives (Node's `worker.unref()`); a no-op where a
+   *  thread cannot keep a process alive (browsers). */
+  unref(): void;
+  /** Keeps the process alive while this thread lives again (Node's `worker.ref()`). */
+  ref(): void;
   /** The platform's own Worker object (Node's worker_threads.Worker), for pools that list it. */
   readonly worker: unknown;
 }
@@ -158,11 +171,14 @@ export function threadOptionsProblem(opts: ThreadOptions): string | null {
  * init message and the Node-only options were refused by threadOptionsProblem. Main thread only.
  */
 export function startThread<Out, In>(url: URL, name: string, opts: ThreadOptions = {}): ThreadHandle<Out, In> {
-  if (isNode) {
+  if (nodeThreads) {
     const { Worker } = nodeModule<NodeWorkerThreads>('node:worker_threads');
-    // Without an execArgv of the caller's, the worker inherits the main thread's, less its entry flags.
-    const execArgv = opts.execArgv === undefined ? workerExecArgv((g.process as { execArgv?: string[] }).execArgv ?? []) : null;
-    const w = new Worker(url, { name, ...opts, ...(execArgv === null ? {} : { execArgv }) } as ConstructorParameters<NodeWorkerThreads['Worker']>[1]);
+    // Without an execArgv of the caller's, the worker inherits the main thread's, less its entry
+    // flags. On Deno the options are the scheduler's own: workerData travels in the init message
+    // and the Node-only ones were refused (threadOptionsProblem).
+    const execArgv = isNode && opts.execArgv === undefined ? workerExecArgv((g.process as { execArgv?: string[] }).execArgv ?? []) : null;
+    const wopts = isNode ? { name, ...opts, ...(execArgv === null ? {} : { execArgv }) } : { name };
+    const w = new Worker(url, wopts as ConstructorParameters<NodeWorkerThreads['Worker']>[1]);
     let exited = false;
     return {
       worker: w,
@@ -173,6 +189,8 @@ export function startThread<Out, In>(url: URL, name: string, opts: ThreadOptions
         w.on('exit', (code) => { if (!exited) cb(`exited with code ${code}`); });
       },
       terminate: async () => { exited = true; await w.terminate(); },
+      unref: () => w.unref(),
+      ref: () => w.ref(),
     };
   }
   const W = g.Worker!;
@@ -189,6 +207,8 @@ export function startThread<Out, In>(url: URL, name: string, opts: ThreadOptions
     onMessage: (cb) => w.addEventListener('message', (ev) => cb(ev.data as In)), // what the worker posted: an In
     onExit: (cb) => { exitCb = cb; },
     terminate: async () => { done = true; w.terminate(); },
+    unref: () => undefined, // a page's Workers end with the page
+    ref: () => undefined,
   };
 }
 
@@ -200,7 +220,7 @@ export function nodeWorkerData(): unknown {
 /** The worker side of the channel to the main thread: it posts `Out` messages and receives `In`
  *  ones (messages.ts). Worker threads only. */
 export function parentChannel<Out, In>(): { post(msg: Out): void; onMessage(cb: (msg: In) => void): void } {
-  if (isNode) {
+  if (nodeThreads) {
     const { parentPort } = nodeModule<NodeWorkerThreads>('node:worker_threads');
     if (!parentPort) throw platformMissingError('the worker entry must run in a worker thread (worker_threads.parentPort is null)');
     return { post: (m) => parentPort.postMessage(m), onMessage: (cb) => { parentPort.on('message', cb); } };
@@ -225,6 +245,15 @@ export function macrotask(): Promise<void> {
     macroQueue.push(resolve);
     channel.port2.postMessage(0);
   });
+}
+
+/** Lets the process exit while timer t is pending (Node's and Bun's `timer.unref()`, Deno's
+ *  `Deno.unrefTimer(id)`); a no-op in browsers. Returns t. Any thread. */
+export function unrefTimer<T>(t: T): T {
+  const deno = g.Deno as { unrefTimer?: (id: number) => void } | undefined;
+  if (typeof t === 'number') deno?.unrefTimer?.(t);
+  else (t as { unref?: () => void }).unref?.();
+  return t;
 }
 
 /** A monotonic clock in milliseconds. */

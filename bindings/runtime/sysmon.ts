@@ -29,6 +29,7 @@ import {
 import type { Core } from '../core/core.js';
 import type { Views } from './values.js';
 import { mAddr, pAddr } from './mblock.js';
+import { unrefTimer } from './platform.js';
 
 export class Sysmon {
   private readonly tick: Uint32Array;
@@ -60,11 +61,7 @@ export class Sysmon {
   start(): void {
     if (this.spares === 0 || this.timer !== null) return;
     this.done.fill(-1); // what the last watch saw is stale: every P starts a fresh window
-    const t = setInterval(() => this.check(), Math.max(1, this.afterMs >> 1)) as unknown as { unref?: () => void };
-    t.unref?.();
-    const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
-    if (deno?.unrefTimer !== undefined) deno.unrefTimer(t as unknown as number);
-    this.timer = t as unknown as ReturnType<typeof setInterval>;
+    this.timer = unrefTimer(setInterval(() => this.check(), Math.max(1, this.afterMs >> 1)));
   }
 
   stop(): void {

@@ -2,7 +2,8 @@
 // files the README shows) and a heavier fork-join (forkjoin.js: fibc(30) on 4 Ps, Wasm and
 // TypeScript cores) run again and again on every engine the README promises, each run a fresh
 // process (a fresh page in Chromium), checked for the right output (fibc(30) = 832040,
-// fib(20) = 6765) and exit status 0; then the thread stress test (test/core-threads.test.ts)
+// fib(20) = 6765) and exit status 0; a program that never calls close() (test/lifecycle/
+// no-close.mjs) must end by itself; then the thread stress test (test/core-threads.test.ts)
 // runs under vitest on that engine, where it can (not in a browser: it needs worker_threads).
 //
 //   node test/engines/run.mjs                                 the whole matrix (npm run test:engines)
@@ -10,8 +11,8 @@
 //                                                             100 runs of the README example on Deno
 //
 // Options: --engine NAME[,NAME] (node20 node22 node24 deno bun chromium; default all),
-// --runs N (per workload; default per engine, engines.mjs), --workloads readme,forkjoin,stress
-// (default all three), --hang-s S (default 120: a run still going after S seconds is killed and
+// --runs N (per workload; default per engine, engines.mjs; the exit workload at most 3),
+// --workloads readme,forkjoin,exit,stress (default all four), --hang-s S (default 120: a run still going after S seconds is killed and
 // counted as a hang failure; the stress test gets 5 x S), --max-failures N (stop an engine's runs
 // after N failures, 0 = never; the line says so).
 //
@@ -28,11 +29,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENGINES, prepare, root } from './engines.mjs';
 
-const WORKLOADS = ['readme', 'forkjoin', 'stress'];
+const WORKLOADS = ['readme', 'forkjoin', 'exit', 'stress'];
 const SCRIPTS = {
   readme: join(root, 'examples', 'readme', 'main.mjs'),
   forkjoin: join(root, 'test', 'engines', 'forkjoin.js'),
+  exit: join(root, 'test', 'lifecycle', 'no-close.mjs'),
 };
+/** The exit workload is a program that never calls close() and must end by itself; a few runs
+ *  per engine tell a hang (test/lifecycle.test.ts has the cases on this Node, Deno and Bun). */
+const EXIT_RUNS = 3;
 const inCI = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 
 /** The options, checked eagerly. */
@@ -122,6 +127,11 @@ function checkOutput(workload, stdout) {
     const got = lines.filter((l) => l.startsWith('fibc('));
     return JSON.stringify(got) === JSON.stringify(want) ? null : `printed ${JSON.stringify(got)}, not ${JSON.stringify(want)}`;
   }
+  if (workload === 'exit') {
+    const want = ['6765', 'late', 'root done', 'exit detached=1'];
+    const got = lines.filter(Boolean);
+    return JSON.stringify(got) === JSON.stringify(want) ? null : `printed ${JSON.stringify(got)}, not ${JSON.stringify(want)}`;
+  }
   // stress: vitest's summary; its exit status says the rest.
   return /Tests\s+\d+ passed/.test(stdout) && !/\d+ failed/.test(stdout) ? null : 'vitest did not report every test passed';
 }
@@ -162,7 +172,8 @@ async function runEngine(engine, o) {
       const part = { workload, runs: 0, failures: 0, hangs: 0, ms: [], stopped: false, na: null };
       parts.push(part);
       if (workload === 'stress' && ready.vitest === null) { part.na = 'needs worker_threads'; continue; }
-      const n = workload === 'stress' ? 1 : runs;
+      if (workload === 'exit' && browser !== null) { part.na = 'a page does not exit'; continue; }
+      const n = workload === 'stress' ? 1 : workload === 'exit' ? Math.min(runs, EXIT_RUNS) : runs;
       const hangMs = (workload === 'stress' ? 5 : 1) * o.hangS * 1000;
       for (let i = 1; i <= n; i++) {
         const r = workload === 'stress'
