@@ -14,6 +14,7 @@ export { chargeTime } from './budget';
 export { stealWork, stealThreshold, stealOrderAt } from './steal';
 export { heapAlloc, heapFree } from './heap';
 export { pReserve, pRetire, handoff, pGiveBack } from './sysmon';
+export { pDetach, mStart, mExit } from './mlife';
 export { spawnNew } from './spawn';
 export { joinLink, finishLinked, finishNum, joinTasks } from './join';
 export { forkNew, forkDone, forkPush, forkPop, forkHelp } from './fork';

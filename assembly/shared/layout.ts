@@ -193,6 +193,9 @@ export const GIVEBACK_ASKED = 1;
 export const GIVEBACK_TAKEN = 2;
 export const S_RT_FORK_SLEEPERS = S_RT + 32; // 1: a fork joiner may sleep on S_RT_FORK_EPOCH (stored by it before its last look; the fork push that sees it swaps it to 0 and wakes all)
 export const S_RT_FORK_EPOCH = S_RT + 36; // bumped (and notified) when a sleeping fork joiner may have something to do (DESIGN.md "Fork-join")
+export const S_RT_PNOM = S_RT + 40; // P index + 1 of the first P without an M (its thread exited idle, or was never started); linked via P_LINK, under sched.lock
+export const S_RT_NPNOM = S_RT + 44; // Ps without an M: changed under sched.lock, read anywhere
+export const S_RT_NMLIVE = S_RT + 48; // Ms whose thread runs (mStart counts one in, mExit out): changed under sched.lock, read anywhere
 export const CANCEL_TOKENS = 65536; // cancellation tokens; a G carries one in the high half of G_PRIO
 
 // ---------------------------------------------------------------------------------------

@@ -121,6 +121,19 @@ export interface Core {
    *  sleeps, as after stopM's Sleep). Returns how many Gs moved. */
   pGiveBack(p: number, m: number): number;
 
+  // ---- Threads that come and go (DESIGN.md "Threads that come and go") ----------------------
+  /** Any thread (start-up). Moves idle P p to the list of Ps without an M: 1, or 0 if p is not
+   *  idle. */
+  pDetach(p: number): number;
+  /** M m without a P only, once, when its thread has started (replaces mPut): m goes on the idle
+   *  list and counts as live, with a P taken from the no-M list onto the idle list, if any.
+   *  Returns that P, or NONE; the caller then calls wakep. */
+  mStart(m: number): number;
+  /** M m, asleep without a P, after idleTimeout: 1 when m leaves (more than `min` Ms live, m
+   *  still on the idle list; an idle P without an idle M goes to the no-M list), 0 when it stays.
+   *  An M that leaves ends its thread without another core call. */
+  mExit(m: number, min: number): number;
+
   /** M m holding P p only. ctx.spawn in one call for a child whose argc <= 3 arguments are
    *  numbers (x0..x2; the rest ignored): gfGet(p), its fields (fn, argc, the number slots,
    *  G_PARENT = PARENT_SPAWNER | m, G_PRIO = prio), then newproc(p, m, g, parent). g, or 0 when

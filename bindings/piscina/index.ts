@@ -161,6 +161,12 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     this.#startError = null;
     const procs = Math.ceil(this.#opts.maxThreads);
     const resolved = resolveOptions({ tasks: pathToFileURL(filename).href, procs, spareThreads: 0 });
+    // piscina's thread counts (DESIGN.md "Threads that come and go"): minThreads threads at the
+    // start and whenever idle; more, up to maxThreads, while tasks wait; a thread above
+    // minThreads ends after idleTimeout idle (0, piscina's default: as soon as it sleeps).
+    resolved.minThreads = Math.min(procs, Math.ceil(this.#opts.minThreads));
+    resolved.startThreads = resolved.minThreads;
+    resolved.idleTimeout = this.#opts.idleTimeout;
     resolved.thread = this.#thread;
     const shared = timingBuffer(procs + 1);
     resolved.calling = { kind: 'piscina', shared };
@@ -378,7 +384,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     return this.#opts;
   }
 
-  /** The worker_threads.Worker of every thread (all maxThreads of them, once started). */
+  /** The worker_threads.Worker of every live thread: minThreads at the start, up to maxThreads
+   *  while tasks wait, back down after idleTimeout. */
   get threads(): unknown[] {
     return this.#started === null ? [] : engineOf(this.#started.sched).workers;
   }

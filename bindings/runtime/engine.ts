@@ -36,6 +36,7 @@ import { casualties, detachOrphans, failCasualties } from './recover.js';
 import { rootAwaited } from './join.js';
 import { longTimeout } from './timer.js';
 import { KeepAlive } from './keepalive.js';
+import { StartM } from './startm.js';
 
 interface Deferred {
   task: RootTask<unknown>;
@@ -78,7 +79,9 @@ export class Engine {
   readonly shared: SharedRegistry;
   names: string[] = [];
   private ids = new Map<string, number>();
-  private threads: Array<ThreadHandle<ToWorker, FromWorker>> = [];
+  /** Each worker M slot's thread (slot i at i - 1); null while the slot has none (not started,
+   *  or idled out: DESIGN.md "Threads that come and go"). */
+  private threads: Array<ThreadHandle<ToWorker, FromWorker> | null> = [];
   /** Root Tasks by G id (an array: ids are dense), and how many are pending. */
   private pending: Array<RootTask<unknown> | undefined> = [];
   private npending = 0;
@@ -104,6 +107,14 @@ export class Engine {
   private module: WebAssembly.Module | null = null;
   /** Threads started to replace crashed ones. */
   restarts = 0;
+  /** Threads started for Ps without one (after start-up), and threads that idled out. */
+  threadStarts = 0;
+  threadExits = 0;
+  /** Starts threads for work that waits on a P without one (startm.ts). */
+  readonly startm: StartM;
+  /** Set once the start-up threads are ready: a thread started later gets the shared buffers
+   *  registered so far before its init. */
+  private running = false;
   /** What the monitor did, for the event trace (kept only when tracing). */
   private readonly monitorLog: MonitorEvent[] = [];
   private readonly stopTimers: Array<() => void> = [];
@@ -139,6 +150,8 @@ export class Engine {
     this.park0 = parkWord(this.views, 0);
     this.nms = opts.procs + opts.spareThreads + 1;
     this.sysmon = new Sysmon(this.views, core, this.nms - 1, opts.spareThreads, opts.handoffAfterMs, now);
+    this.startm = new StartM(this.views, core, opts.procs, (n) => this.growM(n),
+      () => this.npending !== 0 || this.deferred.length !== 0 || !this.allFinished());
   }
 
   /** Builds the memory, starts every M and waits for their handshakes. */
@@ -163,6 +176,9 @@ export class Engine {
     const threshold = opts.stealThreshold === 'load' ? 1 : opts.stealThreshold;
     core.init(nprocs, nms, opts.initialTasks, opts.maxTasks, flags, threshold, opts.seed);
     for (let p = opts.procs; p < nprocs; p++) core.pReserve(p);
+    // Every P waits for a thread; each thread takes one as it starts (mStart), so a P never sits
+    // idle without an idle M (DESIGN.md "Threads that come and go").
+    for (let p = 0; p < opts.procs; p++) core.pDetach(p);
     const e = new Engine(opts, memory, core);
     if (opts.trace) {
       allocTraceRings(e.views, core, nms, opts.traceEvents);
@@ -173,12 +189,14 @@ export class Engine {
     try {
       await e.startThreads(module);
     } catch (err) {
-      await Promise.all(e.threads.map((t) => t.terminate()));
+      await Promise.all(e.threads.map((t) => t?.terminate()));
       throw err;
     }
     if (opts.schedtrace > 0) e.startSchedtrace();
     e.sysmon.busy = () => e.npending !== 0 || e.deferred.length !== 0 || !e.allFinished();
     e.stopTimers.push(() => e.sysmon.stop());
+    e.stopTimers.push(() => e.startm.stop());
+    e.running = true;
     e.alive.release(); // started, and nothing is pending yet
     return e;
   }
@@ -186,7 +204,10 @@ export class Engine {
   private async startThreads(module: WebAssembly.Module | null): Promise<void> {
     this.module = module;
     const ready: Array<Promise<string[]>> = [];
-    for (let i = 1; i < this.nms; i++) ready.push(this.startM(i, undefined));
+    // The threads for startThreads Ps and the spares' threads; the other slots wait for work.
+    const n = Math.max(1, this.opts.startThreads) + this.opts.spareThreads;
+    for (let i = 1; i <= n; i++) ready.push(this.startM(i, undefined));
+    for (let i = n + 1; i < this.nms; i++) this.threads[i - 1] = null;
     const lists = await Promise.all(ready);
     const names = lists[0];
     for (let m = 1; m < lists.length; m++) {
@@ -219,7 +240,10 @@ export class Engine {
             if (isReady) this.crash(workerLoopError(i, msg.error));
             else reject(workerStartError(msg.code === 'ERR_TASK_MODULE' ? 'ERR_TASK_MODULE' : 'ERR_WORKER_START', msg.error));
             break;
-          case 'stealwork:exit': exitResolve(); break;
+          case 'stealwork:exit':
+            exitResolve();
+            if (msg.idle) this.idledOut(i, t);
+            break;
           case 'stealwork:share-ack': this.onShareAck(i, msg.id); break;
           case 'stealwork:uncaught': this.uncaught(uncaughtError(i, msg.error)); break;
         }
@@ -232,13 +256,49 @@ export class Engine {
         else if (!this.closed) void this.recover(i, t, reason, error);
       });
     });
-    if (restart !== undefined) t.post({ type: 'stealwork:share', shares: this.shared.all() });
+    if (restart !== undefined || this.running) t.post({ type: 'stealwork:share', shares: this.shared.all() });
     t.post({
       type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
       spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, calling: o.calling,
+      idleTimeout: o.idleTimeout, minLive: o.minThreads + o.spareThreads,
       ...(isNode ? {} : { workerData: o.thread.workerData }), // Node passes it as the Worker's option
     });
     return ready;
+  }
+
+  /**
+   * Starts up to n threads in free slots, for Ps without one (startm.ts): each takes a P off the
+   * no-M list as it starts (mStart) and wakes an M for the work waiting.
+   */
+  private growM(n: number): void {
+    if (this.closed || this.closing !== null || this.failure !== null) return;
+    for (let i = 1; i < this.nms && n > 0; i++) {
+      if (this.threads[i - 1] !== null) continue;
+      n--;
+      this.startm.starting++;
+      this.threadStarts++;
+      if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'startm', args: { M: i } });
+      this.startM(i, undefined).then((names) => {
+        this.startm.starting--;
+        if (names.join('\0') !== this.names.join('\0')) this.crash(taskModuleMismatchError(1, this.names, i, names));
+      }, (e: unknown) => {
+        this.startm.starting--;
+        this.threads[i - 1] = null;
+        this.crash(replacementFailedError(i, 'it was started for a P without a thread', e));
+      });
+    }
+  }
+
+  /** M slot i's thread left the scheduler after idleTimeout (mExit): it ends, and the slot is
+   *  free for a thread started later. A share delivery waiting for its acknowledgement does not
+   *  wait any longer: a thread started in the slot gets every buffer before its init. */
+  private idledOut(i: number, t: ThreadHandle<ToWorker, FromWorker>): void {
+    if (this.threads[i - 1] !== t || this.closed) return;
+    this.threads[i - 1] = null;
+    this.threadExits++;
+    this.onShareAck(i, Number.MAX_SAFE_INTEGER);
+    if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'idle exit', args: { M: i } });
+    void t.terminate().catch(() => undefined);
   }
 
   /**
@@ -339,7 +399,7 @@ export class Engine {
     let stopTimer: (() => void) | undefined;
     const abort = (err: Error): void => {
       this.tokens!.cancel(token);
-      for (const th of this.threads) th.post({ type: 'stealwork:cancel', token });
+      for (const th of this.threads) th?.post({ type: 'stealwork:cancel', token });
       t.settle(false, err);
     };
     const unwatch = signal === undefined ? undefined
@@ -400,9 +460,10 @@ export class Engine {
     if (this.shared.usedMax >= this.sharesAcked) {
       // The arguments hold a shared buffer some worker may not have yet: every worker must hold
       // it before any may decode this G.
-      this.sharesDelivered.then(() => { if (!this.closed) core.ready(-1, g, 0); }, (e) => this.crash(e as Error));
+      this.sharesDelivered.then(() => { if (!this.closed) { core.ready(-1, g, 0); this.startm.look(); } }, (e) => this.crash(e as Error));
     } else if (cls !== PRIO_NORMAL) {
       core.ready(-1, g, 0); // straight to its class queue: the batch is for the global queue
+      this.startm.look();
     } else {
       this.batch.push(g);
       if (this.batch.length === 1) queueMicrotask(this.flush);
@@ -429,6 +490,7 @@ export class Engine {
     core.globrunqPutBatch(batch[0], batch[n - 1], n);
     batch.length = 0;
     core.wakep();
+    this.startm.look(); // a P whose thread idled out gets one again when work waits for it
     this.pump(); // the results come back to M0's inbox (a result already there is taken at once)
   };
 
@@ -438,11 +500,15 @@ export class Engine {
     const batch = this.shared.unsent.splice(0);
     const last = batch[batch.length - 1].id;
     Atomics.store(this.views.i32, S_RT_SHARES >>> 2, last + 1); // pairs with the Ms' loads between tasks (m.ts schedule) and in receiveShares
-    const acks = this.threads.map((t, i) => new Promise<void>((resolve) => {
-      this.shareWaiters.push({ m: i + 1, id: last, resolve });
-      t.post({ type: 'stealwork:share', shares: batch });
-      wakeForMessage(this.views, i + 1); // a sleeping M takes a turn of its event loop
-    }));
+    const acks: Array<Promise<void>> = [];
+    this.threads.forEach((t, i) => {
+      if (t === null) return; // no thread: one started later gets every buffer before its init
+      acks.push(new Promise<void>((resolve) => {
+        this.shareWaiters.push({ m: i + 1, id: last, resolve });
+        t.post({ type: 'stealwork:share', shares: batch });
+        wakeForMessage(this.views, i + 1); // a sleeping M takes a turn of its event loop
+      }));
+    });
     const before = this.sharesDelivered;
     return Promise.all([before, ...acks]).then(() => { this.sharesAcked = Math.max(this.sharesAcked, last + 1); });
   }
@@ -536,7 +602,16 @@ export class Engine {
 
   /** The platform's Worker objects of the threads (Node's worker_threads.Worker). */
   get workers(): unknown[] {
-    return this.threads.map((t) => t.worker);
+    const out: unknown[] = [];
+    for (const t of this.threads) if (t !== null) out.push(t.worker);
+    return out;
+  }
+
+  /** Threads running now (each worker M slot that has one). */
+  get liveThreads(): number {
+    let n = 0;
+    for (const t of this.threads) if (t !== null) n++;
+    return n;
   }
 
   /** The event trace as Chrome Trace Event JSON (empty unless started with trace: true). */
@@ -547,6 +622,9 @@ export class Engine {
   stats(): SchedulerStats {
     const st = readStats(this.views, this.reservedBlocks, this.nms, this.core);
     st.sched.restarts = this.restarts;
+    st.sched.liveThreads = this.liveThreads;
+    st.sched.threadStarts = this.threadStarts;
+    st.sched.threadExits = this.threadExits;
     st.sched.spareThreads = this.opts.spareThreads;
     return st;
   }
@@ -617,6 +695,6 @@ export class Engine {
       await Promise.race([Promise.all(this.exits), new Promise((r) => { timer = setTimeout(r, graceMs); })]);
       clearTimeout(timer);
     }
-    await Promise.all(this.threads.map((t) => t.terminate()));
+    await Promise.all(this.threads.map((t) => t?.terminate()));
   }
 }

@@ -55,10 +55,14 @@ export interface MConfig {
   maxMemoryMB: number;
   /** Check every G state transition in the core (FLAG_DEBUG). */
   debug: boolean;
-  /** This M slot's previous thread crashed (DESIGN.md "Crashed workers"): carry its counters
-   *  on, resume with the P it held (`resumeP`, -1 none) instead of joining the idle list, and
-   *  drop results that arrive for the dead thread's waiters. */
+  /** This M slot's previous thread crashed (DESIGN.md "Crashed workers"): resume with the P it
+   *  held (`resumeP`, -1 none) instead of joining the idle list, and drop results that arrive for
+   *  the dead thread's waiters. (Every thread carries its slot's counters on.) */
   restart?: { resumeP: number };
+  /** How long (ms) this M sleeps idle before it may end its thread (Infinity: never), and how
+   *  many Ms stay live whatever their idleness (DESIGN.md "Threads that come and go"). */
+  idleTimeout: number;
+  minLive: number;
 }
 
 /** AsyncFunction's constructor: fork refuses async task functions up front. */
@@ -89,6 +93,9 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
   private spawned = 0;
   private finished = 0;
   private stopping = false;
+  /** The loop ended because this M idled out (mExit), not because the scheduler closed. */
+  idledOut = false;
+  private readonly minLive: number;
   /** Children spawned by the tasks running now (kids.ts). */
   readonly kids: Kids;
   /** This M's waiters for the results of Tasks its tasks spawned (waiters.ts). */
@@ -131,18 +138,19 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     this.fj = new ForkJoin(this);
     this.kids = new Kids(this);
     this.waiters = new Waiters(this, cfg.restart !== undefined, (op, e) => this.coreFault(op, e));
-    this.parker = new Parker(this, cfg.mid, cfg.spinLimit, cfg.yieldLimit);
+    this.parker = new Parker(this, cfg.mid, cfg.spinLimit, cfg.yieldLimit, cfg.idleTimeout);
+    this.minLive = cfg.minLive;
     this.mAddr = mAddr(this.views, cfg.mid);
     this.trace = this.views.u32[(this.mAddr + MR_TRACE_BUF) >>> 2] !== 0 ? new TraceWriter(this.views, this.mAddr) : null;
     this.tracing = this.trace !== null;
     const hist = this.views.u32[(this.mAddr + MR_HIST) >>> 2];
     this.lat = hist !== 0 ? new LatencyRecorder(this.views, hist) : null;
     this.views.f64[(this.mAddr + MR_T0) >>> 3] = traceClock();
-    if (cfg.restart !== undefined) {
-      this.spawned = this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3];
-      this.finished = this.views.f64[(this.mAddr + MR_FINISHED) >>> 3];
-      this.p = cfg.restart.resumeP;
-    }
+    // The slot's counters go on from where its previous thread (crashed, or idled out) left
+    // them: close and the idle look sum them over the slots (0 for a slot's first thread).
+    this.spawned = this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3];
+    this.finished = this.views.f64[(this.mAddr + MR_FINISHED) >>> 3];
+    if (cfg.restart !== undefined) this.p = cfg.restart.resumeP;
   }
 
   /** Records what this M does now (MS_*), for stats. */
@@ -236,6 +244,13 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
 
   stop(): void {
     this.stopping = true;
+  }
+
+  idleOut(): boolean {
+    if (this.core.mExit(this.mid, this.minLive) === 0) return false;
+    this.idledOut = true;
+    this.stopping = true;
+    return true;
   }
 
   drainInbox(): void {

@@ -16,7 +16,7 @@
 //                              itself failed (code says which)
 //                    share-ack every buffer up to id is registered in this thread
 //                    uncaught  an error thrown outside any task (DESIGN.md "Stranded callbacks")
-//                    exit      the M loop ended (close)
+//                    exit      the M loop ended: close, or the thread idled out (`idle`)
 
 import type { Backend } from '../core/core.js';
 import type { TaskCalling } from './options.js';
@@ -41,6 +41,10 @@ export interface InitMessage {
   maxTasks: number;
   maxMemoryMB: number;
   debug: boolean;
+  /** How long (ms) the M sleeps idle before it may end its thread (Infinity: never), and how
+   *  many Ms stay live whatever their idleness (DESIGN.md "Threads that come and go"). */
+  idleTimeout: number;
+  minLive: number;
   /** How task functions are called ('context': stealwork's own; 'piscina': one argument). */
   calling: TaskCalling;
   /** The threads' workerData, where the platform has no Worker option for it (not Node). */
@@ -73,7 +77,9 @@ export interface ShareAckMessage { type: 'stealwork:share-ack'; id: number }
 
 export interface UncaughtMessage { type: 'stealwork:uncaught'; error: ErrorDescription }
 
-export interface ExitMessage { type: 'stealwork:exit' }
+/** `idle`: the M left the scheduler after idleTimeout (mExit); its slot is free for a new thread.
+ *  Otherwise the scheduler is closing. */
+export interface ExitMessage { type: 'stealwork:exit'; idle: boolean }
 
 /** What a worker sends the main thread. */
 export type FromWorker = ReadyMessage | ErrorMessage | ShareAckMessage | UncaughtMessage | ExitMessage;

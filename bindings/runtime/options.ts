@@ -22,6 +22,15 @@ export interface SchedulerOptions {
   /** How long a P may run the same task, with work queued, before the monitor lends a spare
    *  (Go's forcePreemptNS). Default 10 ms. */
   handoffAfterMs?: number;
+  /**
+   * Threads kept when idle (DESIGN.md "Threads that come and go"): a thread that stayed idle for
+   * `idleTimeout` ends, down to this many for the Ps plus `spareThreads`; work that arrives for a
+   * P without a thread starts one. 0..procs. Default 1.
+   */
+  minThreads?: number;
+  /** How long (ms) a thread stays idle before it ends, while more than `minThreads` run; 0 ends
+   *  it as soon as it sleeps, Infinity never. Default 10,000 ms. */
+  idleTimeout?: number;
   /** Which core runs the queues: 'wasm' (threaded WebAssembly) or 'js' (the TypeScript twin). */
   backend?: Backend;
   /** Victim order when stealing: Go's random coprime enumeration, or round-robin. */
@@ -105,6 +114,11 @@ export interface ResolvedOptions {
   procs: number;
   spareThreads: number;
   handoffAfterMs: number;
+  minThreads: number;
+  idleTimeout: number;
+  /** Internal: threads for the Ps started with the scheduler (procs; the piscina entry starts
+   *  minThreads), the spares' threads besides. */
+  startThreads: number;
   backend: Backend;
   victimOrder: VictimOrder;
   victimHint: boolean;
@@ -134,6 +148,9 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     procs: ncpu,
     spareThreads: 1,
     handoffAfterMs: 10,
+    minThreads: 1,
+    idleTimeout: 10_000,
+    startThreads: ncpu,
     backend: 'wasm',
     victimOrder: 'random',
     victimHint: false,
@@ -177,11 +194,17 @@ function oneOf<T extends string>(name: string, v: unknown, allowed: readonly T[]
   return v as T;
 }
 
+/** A thread's idle timeout: ms, a whole number >= 0, or Infinity (never). */
+export function idleTimeout(name: string, v: unknown): number {
+  if (v === Infinity) return v;
+  return int(name, v, 0, 2 ** 31 - 1);
+}
+
 /** Validates every option eagerly; throws TypeError/RangeError naming the option. */
 export function resolveOptions(opts: unknown): ResolvedOptions {
   if (opts === null || typeof opts !== 'object') throw optionTypeError('Scheduler.start: options', `must be an object with at least { tasks }, got ${opts === null ? 'null' : typeof opts}`);
   const o = opts as Record<string, unknown>;
-  const known = new Set(['tasks', 'procs', 'spareThreads', 'handoffAfterMs', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
+  const known = new Set(['tasks', 'procs', 'spareThreads', 'handoffAfterMs', 'minThreads', 'idleTimeout', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
     'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'onError', 'trace', 'traceEvents',
     'workerData', 'resourceLimits', 'env', 'argv', 'execArgv']);
   for (const k of Object.keys(o)) {
@@ -197,6 +220,10 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   if (o.spareThreads !== undefined) r.spareThreads = int('spareThreads', o.spareThreads, 0, MAX_PROCS - r.procs);
   r.spareThreads = Math.min(r.spareThreads, MAX_PROCS - r.procs);
   if (o.handoffAfterMs !== undefined) r.handoffAfterMs = int('handoffAfterMs', o.handoffAfterMs, 1, 3600_000);
+  r.minThreads = Math.min(r.minThreads, r.procs);
+  if (o.minThreads !== undefined) r.minThreads = int('minThreads', o.minThreads, 0, r.procs);
+  if (o.idleTimeout !== undefined) r.idleTimeout = idleTimeout('idleTimeout', o.idleTimeout);
+  r.startThreads = r.procs;
   if (o.backend !== undefined) r.backend = oneOf('backend', o.backend, ['wasm', 'js'] as const);
   if (o.victimOrder !== undefined) r.victimOrder = oneOf('victimOrder', o.victimOrder, ['random', 'round-robin'] as const);
   if (o.victimHint !== undefined) r.victimHint = bool('victimHint', o.victimHint);

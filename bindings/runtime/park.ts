@@ -87,6 +87,9 @@ export interface Sleeper {
   state(s: number): void;
   /** The scheduler stopped: the loop ends. */
   stop(): void;
+  /** Slept idle for idleTimeout: true when this M leaves the scheduler (mExit; the loop ends
+   *  and the thread with it), false when it stays (the minimum, or a P is on its way). */
+  idleOut(): boolean;
   /** Settles the waiters whose results are in the inbox, if any. */
   drainInbox(): void;
   /** PARK_P: takes the P wakep handed over (acquireP). */
@@ -107,12 +110,18 @@ export class Parker {
   private readonly word: number;
   private readonly spinLimit: number;
   private readonly yieldLimit: number;
+  /** The deep wait's bound in a sleep that may still end the thread (Infinity: never). */
+  private readonly idleTimeout: number;
+  /** This sleep has tried mExit already (it tries once: then the M stays for good, or until a
+   *  P wakes it). */
+  private triedExit = false;
 
-  constructor(m: Sleeper, mid: number, spinLimit: number, yieldLimit: number) {
+  constructor(m: Sleeper, mid: number, spinLimit: number, yieldLimit: number, idleTimeout = Infinity) {
     this.m = m;
     this.word = parkWord(m.views, mid);
     this.spinLimit = spinLimit;
     this.yieldLimit = yieldLimit;
+    this.idleTimeout = idleTimeout;
   }
 
   /** Sleeps; null when it slept and woke synchronously, the common case (nothing async on
@@ -120,6 +129,7 @@ export class Parker {
    *  Otherwise a promise of the rest of the sleep. `idle` gets the time slept (ms). */
   sleep(idle: (ms: number) => void): Promise<void> | null {
     const t0 = now();
+    this.triedExit = false;
     if (this.sleepSync()) {
       idle(now() - t0);
       return null;
@@ -150,7 +160,7 @@ export class Parker {
       if (rung >= this.spinLimit + this.yieldLimit && (m.dirty || pendingCallbacks())) {
         return false; // woke(x) acted on the bits seen already
       }
-      this.rung(i32, rung++);
+      if (this.rung(i32, rung++)) return true; // idled out: the loop ends
     }
   }
 
@@ -184,16 +194,33 @@ export class Parker {
         if (p !== null) await p;
         continue;
       }
-      this.rung(i32, rung++);
+      if (this.rung(i32, rung++)) return; // idled out: the loop ends
     }
   }
 
-  /** Rung k of the ladder: the first spinLimit are polls, the next yieldLimit waits of 1 us,
-   *  then an unbounded Atomics.wait (see the head of this file: no wake-up is lost). */
-  private rung(i32: Int32Array, k: number): void {
+  /**
+   * Rung k of the ladder: the first spinLimit are polls, the next yieldLimit waits of 1 us,
+   * then an unbounded Atomics.wait (see the head of this file: no wake-up is lost). The first
+   * deep wait of a sleep is bounded by idleTimeout when the M may end its thread: if nothing
+   * woke it by then, it asks the core to leave (mExit). The bound is the idle policy, not a
+   * guard against a lost wake-up: a writer's bit still ends the wait at once. True when the M
+   * leaves the scheduler.
+   */
+  private rung(i32: Int32Array, k: number): boolean {
     this.m.state(MS_SLEEP);
-    if (k < this.spinLimit) return;
-    Atomics.wait(i32, this.word, 0, k < this.spinLimit + this.yieldLimit ? 0.001 : Infinity); // pairs with the notify of every writer and wakep's
+    if (k < this.spinLimit) return false;
+    if (k < this.spinLimit + this.yieldLimit) {
+      Atomics.wait(i32, this.word, 0, 0.001); // pairs with the notify of every writer and wakep's
+      return false;
+    }
+    if (!this.triedExit && this.idleTimeout !== Infinity) {
+      this.triedExit = true;
+      // pairs with the notify of every writer and wakep's; 'timed-out' only when no bit was set
+      if (Atomics.wait(i32, this.word, 0, this.idleTimeout) === 'timed-out' && this.m.idleOut()) return true;
+      return false; // woken, or staying: the swap at the top of the ladder looks at the bits
+    }
+    Atomics.wait(i32, this.word, 0, Infinity); // pairs with the notify of every writer and wakep's
+    return false;
   }
 
   /** The park word's bits x (PARK_MSG aside) after a swap: true when the sleep is over. */

@@ -97,6 +97,12 @@ export interface SchedulerStats {
   sched: {
     /** Global run queue length. */
     runqueue: number;
+    /** Threads running now (each idles out after idleTimeout, down to minThreads plus the
+     *  spares'), threads started after start-up for Ps without one, and threads that idled out
+     *  (DESIGN.md "Threads that come and go"). */
+    liveThreads: number;
+    threadStarts: number;
+    threadExits: number;
     /** Gs on the high and the low class queues now. */
     highqueue: number;
     lowqueue: number;
@@ -233,6 +239,9 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
     threads,
     sched: {
       runqueue: Atomics.load(i32, S_RUNQ_SIZE >>> 2), // pairs with the size stores under sched.lock (a snapshot)
+      liveThreads: 0, // the engine's (it starts and ends the threads)
+      threadStarts: 0,
+      threadExits: 0,
       highqueue: Atomics.load(i32, S_RUNQH_SIZE >>> 2), // the same (a snapshot)
       lowqueue: Atomics.load(i32, S_RUNQL_SIZE >>> 2), // the same (a snapshot)
       idleprocs: Atomics.load(i32, S_NPIDLE >>> 2), // pairs with pidlePut's and pidleGet's stores under sched.lock (a snapshot)

@@ -70,7 +70,7 @@ export const EV_OVERFLOW = TR_EV_OVERFLOW; // a spawn overflowed P a's ring (b =
 const EVENT_NAMES = ['', 'start', 'spawn', 'steal', 'park', 'unpark', 'settle', 'overflow'];
 
 /** An event the main thread's monitor records (DESIGN.md "sysmon and handoff"). */
-export interface MonitorEvent { t: number; name: 'handoff' | 'retire' | 'giveback' | 'restart'; args: Record<string, number> }
+export interface MonitorEvent { t: number; name: 'handoff' | 'retire' | 'giveback' | 'restart' | 'startm' | 'idle exit'; args: Record<string, number> }
 
 const TAG_ARG = TR_TAG_ARG;
 const TAG_TIME = TR_TAG_TIME;

@@ -92,13 +92,14 @@ async function run(msg: InitMessage): Promise<void> {
     if (msg.calling.kind !== 'piscina') catchStrayErrors((e) => channel.post({ type: 'stealwork:uncaught', error: describe(e) }));
     m = new M(core, new GSlots(core, views, shared), {
       mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks, maxMemoryMB: msg.maxMemoryMB, debug: msg.debug,
-      restart: msg.restart,
+      restart: msg.restart, idleTimeout: msg.idleTimeout, minLive: msg.minLive,
     });
     m.sharesSeen = seen;
     current = m;
     // A successor keeps the slot's place: on the idle list already, handed a P (PARK_P), or
-    // holding one (restart.resumeP).
-    if (msg.restart === undefined) core.mPut(msg.mid);
+    // holding one (restart.resumeP). A new thread joins the idle list with a P that had none, if
+    // any (DESIGN.md "Threads that come and go"), and wakes an M for the work that waits for it.
+    if (msg.restart === undefined && core.mStart(msg.mid) >= 0) core.wakep();
     channel.post({ type: 'stealwork:ready', names });
   } catch (e) {
     channel.post({ type: 'stealwork:error', code: 'ERR_WORKER_START', error: describe(e) });
@@ -111,5 +112,5 @@ async function run(msg: InitMessage): Promise<void> {
     channel.post({ type: 'stealwork:error', code: 'ERR_WORKER_CRASHED', error: describe(e) });
     throw e;
   }
-  channel.post({ type: 'stealwork:exit' });
+  channel.post({ type: 'stealwork:exit', idle: m.idledOut });
 }

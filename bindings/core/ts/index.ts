@@ -39,6 +39,7 @@ import { acquireP, findRunnable, mPut, mTake, newproc, ready, stopM, wakep } fro
 import { chargeTime } from './budget.js';
 import { stealOrderAt, stealThreshold, stealWork } from './steal.js';
 import { handoff, pGiveBack, pReserve, pRetire } from './sysmon.js';
+import { mExit, mStart, pDetach } from './mlife.js';
 import { forkDone, forkHelp, forkNew, forkPop, forkPush } from './fork.js';
 import { spawnNew } from './spawn.js';
 import { finishLinked, finishNum, joinLink, joinTasks } from './join.js';
@@ -85,6 +86,9 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
     pRetire: (): number => pRetire(m),
     handoff: (): number => handoff(m),
     pGiveBack: (p: number, mi: number): number => pGiveBack(m, p, mi),
+    pDetach: (p: number): number => pDetach(m, p),
+    mStart: (mi: number): number => mStart(m, mi),
+    mExit: (mi: number, min: number): number => mExit(m, mi, min),
     spawnNew: (p: number, mi: number, fn: number, argc: number, x0: number, x1: number, x2: number, prio: number, parent: number): number =>
       spawnNew(m, p, mi, fn, argc, x0, x1, x2, prio, parent),
     joinLink: (g: number, c: number, i: number): number => joinLink(m, g, c, i),

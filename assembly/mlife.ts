@@ -1,0 +1,89 @@
+// Ms that come and go (docs/DESIGN.md, "Threads that come and go"; Go's mstart, and the idle
+// thread exit Go's runtime does not have): the list of Ps without an M, and the two calls that
+// move a P on and off it as a thread starts or ends.
+//
+// The scheduler keeps its Ps; a thread (M) that stayed idle for the runtime's idleTimeout ends,
+// down to a minimum. Every idle P must keep an idle M to run it (stopM parks them together, and
+// wakep hands an idle P to an idle M), so when an exiting M leaves more idle Ps than idle Ms, one
+// idle P moves to the no-M list, where no M runs it and no thief visits it (status P_IDLE, off
+// the idle list, like a reserved spare). A thread started later takes one P back from that list
+// onto the idle list together with itself. A P goes on the list only while idle, and an idle P
+// has an empty queue, so no G is ever stranded there.
+//
+// The list is LIFO, of P index + 1 linked through P_LINK, and changes only under sched.lock.
+
+import { NONE, P_LINK, S_NMIDLE, S_NPIDLE, S_RT_NMLIVE, S_RT_NPNOM, S_RT_PNOM } from './shared/layout';
+import { nprocs, pAddr } from './mem';
+import { schedLock, schedUnlock } from './lock';
+import { mPutLocked, mRemove, pidleGet, pidlePut, pidleRemove } from './idle';
+
+/** Pushes P p on the no-M list. Holds sched.lock. */
+function pnomPut(p: i32): void {
+  store<u32>(pAddr(p), load<u32>(S_RT_PNOM), P_LINK); // plain: sched.lock held
+  store<u32>(S_RT_PNOM, <u32>p + 1); // plain: sched.lock held
+  atomic.store<u32>(S_RT_NPNOM, atomic.load<u32>(S_RT_NPNOM) + 1); // pairs with the runtime's lock-free load (startm.ts)
+}
+
+/** Pops a P off the no-M list; NONE when it is empty. Holds sched.lock. */
+function pnomGet(): i32 {
+  let top = load<u32>(S_RT_PNOM); // plain: sched.lock held
+  if (top == 0) return NONE;
+  let pp = pAddr(<i32>top - 1);
+  store<u32>(S_RT_PNOM, load<u32>(pp, P_LINK)); // plain: sched.lock held
+  store<u32>(pp, 0, P_LINK); // plain: sched.lock held
+  atomic.store<u32>(S_RT_NPNOM, atomic.load<u32>(S_RT_NPNOM) - 1); // pairs with the runtime's lock-free load (startm.ts)
+  return <i32>top - 1;
+}
+
+/**
+ * Moves idle P p to the no-M list (start-up: the runtime starts fewer threads than Ps, and each
+ * thread it starts takes one back in mStart). Returns 1, or 0 when p is not on the idle list.
+ * Any thread.
+ */
+export function pDetach(p: i32): i32 {
+  if (p < 0 || p >= nprocs()) return 0;
+  schedLock();
+  let ok = pidleRemove(p);
+  if (ok) pnomPut(p);
+  schedUnlock();
+  return ok ? 1 : 0;
+}
+
+/**
+ * M m's thread has started (Go's mstart): m goes on the idle list and counts as live, and a P
+ * without an M, if there is one, goes on the idle list with it. Returns that P, or NONE. The
+ * caller then calls wakep, so that work waiting for the P finds it. M m without a P only, once,
+ * before its first sleep.
+ */
+export function mStart(m: i32): i32 {
+  schedLock();
+  let p = pnomGet();
+  if (p >= 0) pidlePut(p);
+  mPutLocked(m);
+  atomic.store<u32>(S_RT_NMLIVE, atomic.load<u32>(S_RT_NMLIVE) + 1); // pairs with the runtime's lock-free load
+  schedUnlock();
+  return p;
+}
+
+/**
+ * M m has slept idle for the runtime's idleTimeout: it may end its thread if more than `min` Ms
+ * are live and it is still on the idle list (wakep, the monitor's handoff or mTake may have taken
+ * it since it fell asleep: then it is theirs, and a PARK_P is on its way). If the idle Ps then
+ * outnumber the idle Ms, one idle P goes to the no-M list, so that every idle P still has an idle
+ * M. Returns 1 when m leaves (it must end its thread without touching the scheduler again), 0
+ * when it stays. M m, asleep without a P, only.
+ */
+export function mExit(m: i32, min: i32): i32 {
+  schedLock();
+  if (<i32>atomic.load<u32>(S_RT_NMLIVE) <= min || !mRemove(m)) {
+    schedUnlock();
+    return 0;
+  }
+  atomic.store<u32>(S_RT_NMLIVE, atomic.load<u32>(S_RT_NMLIVE) - 1); // pairs with the runtime's lock-free load
+  if (atomic.load<i32>(S_NPIDLE) > <i32>load<u32>(S_NMIDLE)) { // plain nmidle: sched.lock held
+    let p = pidleGet();
+    pnomPut(p);
+  }
+  schedUnlock();
+  return 1;
+}

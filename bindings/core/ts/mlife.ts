@@ -1,0 +1,77 @@
+// Ms that come and go: the list of Ps without an M and the calls that move a P on and off it as
+// a thread starts or ends, the twin of assembly/mlife.ts (docs/DESIGN.md, "Threads that come and
+// go"). The list is LIFO, of P index + 1 linked through P_LINK, changed only under sched.lock;
+// its Ps are P_IDLE and off the idle list, so no M runs them and no thief visits them.
+
+import { NONE, P_LINK, S_NMIDLE, S_NPIDLE, S_RT_NMLIVE, S_RT_NPNOM, S_RT_PNOM } from '../../../assembly/shared/layout.js';
+import { mPutLocked, mRemove, pidleGet, pidlePut, pidleRemove } from './idle.js';
+import { schedLock, schedUnlock } from './lock.js';
+import { nprocs, pWord, type Mem } from './mem.js';
+
+const PNOM_W = S_RT_PNOM >> 2;
+const NPNOM_W = S_RT_NPNOM >> 2;
+const NMLIVE_W = S_RT_NMLIVE >> 2;
+const NPIDLE_W = S_NPIDLE >> 2;
+const NMIDLE_W = S_NMIDLE >> 2;
+const PLINK = P_LINK >> 2;
+
+/** Pushes P p on the no-M list. Holds sched.lock. */
+function pnomPut(m: Mem, p: number): void {
+  const i32 = m.i32;
+  i32[pWord(p) + PLINK] = i32[PNOM_W]; // plain: under sched.lock
+  i32[PNOM_W] = p + 1;
+  Atomics.store(i32, NPNOM_W, i32[NPNOM_W] + 1); // pairs with the runtime's lock-free load (startm.ts)
+}
+
+/** Pops a P off the no-M list; NONE when it is empty. Holds sched.lock. */
+function pnomGet(m: Mem): number {
+  const i32 = m.i32;
+  const top = i32[PNOM_W]; // plain: under sched.lock
+  if (top === 0) return NONE;
+  const w = pWord(top - 1);
+  i32[PNOM_W] = i32[w + PLINK]; // plain: under sched.lock
+  i32[w + PLINK] = 0;
+  Atomics.store(i32, NPNOM_W, i32[NPNOM_W] - 1); // pairs with the runtime's lock-free load (startm.ts)
+  return top - 1;
+}
+
+/** Moves idle P p to the no-M list (start-up). Returns 1, or 0 when p is not on the idle list.
+ *  Any thread; takes sched.lock. */
+export function pDetach(m: Mem, p: number): number {
+  if (p < 0 || p >= nprocs(m)) return 0;
+  schedLock(m);
+  const ok = pidleRemove(m, p);
+  if (ok) pnomPut(m, p);
+  schedUnlock(m);
+  return ok ? 1 : 0;
+}
+
+/** M mi's thread has started: mi goes on the idle list and counts as live, with a P from the
+ *  no-M list onto the idle list if there is one; returns that P, or NONE (the caller then calls
+ *  wakep). M mi without a P only, once, before its first sleep. */
+export function mStart(m: Mem, mi: number): number {
+  const i32 = m.i32;
+  schedLock(m);
+  const p = pnomGet(m);
+  if (p >= 0) pidlePut(m, p);
+  mPutLocked(m, mi);
+  Atomics.store(i32, NMLIVE_W, i32[NMLIVE_W] + 1); // pairs with the runtime's lock-free load
+  schedUnlock(m);
+  return p;
+}
+
+/** M mi, idle for idleTimeout, leaves if more than `min` Ms are live and it is still on the idle
+ *  list; then, if the idle Ps outnumber the idle Ms, one idle P goes to the no-M list. 1 when mi
+ *  leaves, 0 when it stays. M mi, asleep without a P, only. */
+export function mExit(m: Mem, mi: number, min: number): number {
+  const i32 = m.i32;
+  schedLock(m);
+  if (i32[NMLIVE_W] <= min || !mRemove(m, mi)) { // plain: under sched.lock
+    schedUnlock(m);
+    return 0;
+  }
+  Atomics.store(i32, NMLIVE_W, i32[NMLIVE_W] - 1); // pairs with the runtime's lock-free load
+  if (Atomics.load(i32, NPIDLE_W) > i32[NMIDLE_W]) pnomPut(m, pidleGet(m)); // plain nmidle: under sched.lock
+  schedUnlock(m);
+  return 1;
+}
