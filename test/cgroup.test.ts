@@ -143,7 +143,12 @@ describe('cgroup v1 cpu.cfs_quota_us / cpu.cfs_period_us', () => {
   it('this machine\'s shape: cpu at the root with quota -1 is no limit', () => {
     const tree: Tree = {
       '/proc/self/cgroup': lines('2:cpuacct:/', '1:cpu:/', '0::/'),
-      '/proc/self/mountinfo': lines(TMPFS, V1('cpu'), V1('cpuacct'), V2('/', '/sys/fs/cgroup/unified')),
+      // As a kernel writes them with no optional fields before the ' - '.
+      '/proc/self/mountinfo': lines(
+        '31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755',
+        '32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu',
+        '33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct',
+        '41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw'),
       '/sys/fs/cgroup/cpu/cpu.cfs_quota_us': '-1\n',
       '/sys/fs/cgroup/cpu/cpu.cfs_period_us': '100000\n',
     };

@@ -4,9 +4,9 @@
 // internal/runtime/cgroup). DESIGN.md "Default procs" says what is read and why.
 //
 // Every file goes through a CgroupReader, so tests run the whole walk on fake trees; only
-// machineCPULimit reads the real files, on Linux under Node, synchronously. Nothing here throws:
-// a missing or unreadable file reads as null, and any text that does not parse makes the
-// reading give up (no limit found), so the caller falls back to the CPU count.
+// machineCPULimit reads the real files, on Linux under Node, synchronously, and never throws: a
+// missing or unreadable file reads as null, and any text that does not parse makes the reading
+// give up (no limit found), so the caller falls back to the CPU count.
 
 import { availableParallelism, isNode, nodeModule } from './platform.js';
 
@@ -84,16 +84,18 @@ export function machineCPULimit(): CPULimit | null {
       }
     });
   } catch {
-    return null; // no process.getBuiltinModule
+    return null; // no process.getBuiltinModule, or a bug in the walk: the CPU count stands
   }
 }
 
 /**
- * The process's CPU limit through `read`: find its CPU cgroup (FindCPU), then walk from it up to
+ * The process's CPU limit through `read`: find its CPU cgroup (findCPU), then walk from it up to
  * the root of the cgroup mount, reading the limit at each level; the tightest level is the
  * limit (a child cannot use more than its parent's quota). Null when no level has a limit, or
- * when a file needed does not parse. Go 1.25 reads only the leaf (its comment says a parent's
- * tighter limit is missed); the walk costs a read per level and misses nothing the mount shows.
+ * when a file needed does not parse; it throws only what `read` throws, or a bug (which the
+ * tests should see; machineCPULimit catches both). Go 1.25 reads only the leaf (its comment
+ * says a parent's tighter limit is missed); the walk costs a read per level and misses nothing
+ * the mount shows. Any caller.
  */
 export function cpuLimit(read: CgroupReader): CPULimit | null {
   try {
@@ -121,9 +123,10 @@ interface CPUCgroup {
 
 /**
  * Finds the CPU cgroup: the path from /proc/self/cgroup, under the mount from
- * /proc/self/mountinfo whose root holds it (of several, the one with the shortest root). A v1 hierarchy with the cpu controller wins over
- * v2 (the controller is on one hierarchy only, as Go reasons). A path outside every such mount
- * (a cgroup namespace shows '/..' for a cgroup above its root) has no limit visible here.
+ * /proc/self/mountinfo whose root holds it (of several, the one with the shortest root). A v1
+ * hierarchy with the cpu controller wins over v2 (the controller is on one hierarchy only, as
+ * Go reasons). A path outside every such mount (a cgroup namespace shows '/..' for a cgroup
+ * above its root) has no limit visible here.
  */
 function findCPU(read: CgroupReader): CPUCgroup | null {
   const cgroupText = read('/proc/self/cgroup');
