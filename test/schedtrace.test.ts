@@ -2,10 +2,18 @@
 import { describe, it, expect } from 'vitest';
 import { Scheduler } from '../dist/bindings/index.js';
 import { parseDebugEnv } from '../dist/bindings/runtime/schedtrace.js';
+import { procsDefault } from '../dist/bindings/runtime/cgroup.js';
 import { until } from './helpers/runtime.js';
 
 const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);
-const SCHED = /^SCHED (\d+)ms: gomaxprocs=(\d+) idleprocs=(\d+) threads=(\d+) spinningthreads=(\d+) needspinning=([01]) idlethreads=(\d+) runqueue=(\d+) \[((?:\d+ ?)*)\]$/;
+const SCHED = /^SCHED (\d+)ms: gomaxprocs=(\d+) idleprocs=(\d+) threads=(\d+) spinningthreads=(\d+) needspinning=([01]) idlethreads=(\d+) runqueue=(\d+) \[((?:\d+ ?)*)\]( ncpu=\d+ cpulimit=(?:none|[\d.]+))?$/;
+
+/** The first line's suffix: what the default procs is chosen from (test/cgroup.test.ts covers a
+ *  machine with a limit). */
+function procsSuffix(): string {
+  const d = procsDefault();
+  return ` ncpu=${d.ncpu} cpulimit=${d.limit === null ? 'none' : +d.limit.cpus.toFixed(3)}`;
+}
 
 describe('schedtrace', () => {
   it('prints SCHED lines in Go\'s format, first at 0ms', async () => {
@@ -18,9 +26,11 @@ describe('schedtrace', () => {
     const first = SCHED.exec(lines[0]);
     expect(first, lines[0]).not.toBeNull();
     expect(first![1]).toBe('0');
+    expect(first![10]).toBe(procsSuffix()); // the first line only
     for (const l of lines) {
       const m = SCHED.exec(l);
       expect(m, l).not.toBeNull();
+      if (l !== lines[0]) expect(m![10], l).toBeUndefined();
       expect(Number(m![2])).toBe(2);
       expect(Number(m![4])).toBe(4); // M0, two Ms for the Ps, one spare (spareThreads: 1)
       // Two Ps, and the spare when the monitor lent it (a P descheduled by a busy machine for
@@ -34,7 +44,8 @@ describe('schedtrace', () => {
     const lines: string[] = [];
     const s = await Scheduler.start({ tasks, procs: 2, schedtrace: 1000, scheddetail: true, logger: (l: string) => lines.push(l) });
     await s.close();
-    expect(lines[0]).toMatch(/^SCHED 0ms: gomaxprocs=2 .* runqueue=0 gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false$/);
+    expect(lines[0]).toBe(lines[0].replace(/sysmonwait=false.*$/, 'sysmonwait=false') + procsSuffix());
+    expect(lines[0]).toMatch(/^SCHED 0ms: gomaxprocs=2 .* runqueue=0 gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false ncpu=\d+ cpulimit=\S+$/);
     expect(lines.filter((l) => /^ {2}P\d+: status=\d schedtick=\d+ syscalltick=0 m=(nil|\d+) runqsize=\d+ gfreecnt=\d+ timerslen=0$/.test(l))).toHaveLength(2);
     expect(lines.filter((l) => /^ {2}M\d+: p=(nil|\d+) curg=(nil|\d+) .* spinning=(true|false) blocked=(true|false) lockedg=nil$/.test(l))).toHaveLength(4); // M0, two Ms, one spare
   });

@@ -1,7 +1,9 @@
 // piscina's constructor options: its defaults, and its checks with its messages and classes,
-// in its order (piscina 5.3.2, src/index.ts), so a bad value fails here as it fails there.
+// in its order (piscina 5.3.2, src/index.ts), so a bad value fails here as it fails there. One
+// difference: the thread defaults count the CPUs as the scheduler's procs default does, lowered
+// to a container's CPU limit (DESIGN.md "Default procs"), where piscina counts every CPU.
 
-import { availableParallelism } from '../runtime/platform.js';
+import { procsDefault } from '../runtime/cgroup.js';
 import type { ResourceLimits } from '../runtime/options.js';
 import { argumentError, threadsConflictError } from './errors.js';
 
@@ -119,7 +121,7 @@ export function checkOptions(opts: Options): void {
 
 /** piscina's defaults and its reconciliation of minThreads, maxThreads and maxQueue. */
 export function fillOptions(opts: Options): FilledOptions {
-  const ncpu = availableParallelism();
+  const ncpu = procsDefault().procs;
   const f = nullProto({
     filename: null, name: 'default', minThreads: Math.max(Math.floor(ncpu / 2), 1), maxThreads: ncpu * 1.5,
     idleTimeout: 0, maxQueue: Infinity, concurrentTasksPerWorker: 1, atomics: 'sync', niceIncrement: 0,

@@ -2,7 +2,8 @@
 
 import { MAX_PROCS } from '../../assembly/shared/layout.js';
 import type { Backend } from '../core/core.js';
-import { availableParallelism, filePathUrl } from './platform.js';
+import { procsDefault, type ProcsSource } from './cgroup.js';
+import { filePathUrl } from './platform.js';
 import { debugEnv, parseDebugEnv } from './schedtrace.js';
 import { optionRangeError, optionTypeError, relativeTasksError, unknownOptionError } from './errors.js';
 
@@ -11,7 +12,8 @@ export type VictimOrder = 'random' | 'round-robin';
 export interface SchedulerOptions {
   /** The task module, loaded in every worker; its exported functions are the tasks. */
   tasks: URL | string;
-  /** Number of Ps (GOMAXPROCS). Default: the machine's available parallelism. */
+  /** Number of Ps (GOMAXPROCS). Default: the machine's available parallelism, lowered to the
+   *  cgroup CPU limit on Linux (Go 1.25's rule; DESIGN.md "Default procs"). */
   procs?: number;
   /**
    * Spare threads (each with a spare P) that the monitor lends when a P has run one task for
@@ -49,7 +51,8 @@ export interface SchedulerOptions {
   maxMemoryMB?: number;
   /** Park ladder: polls of the park word before yielding (the seed's 32). */
   spinLimit?: number;
-  /** Park ladder: short timed waits before sleeping (default min(1024, 8 * ncpu)). */
+  /** Park ladder: short timed waits before sleeping (default min(1024, 8 * ncpu), ncpu the
+   *  default procs). */
   yieldLimit?: number;
   /** Debug core build: G state transitions checked, an illegal one is a loud error. */
   debug?: boolean;
@@ -112,6 +115,12 @@ export type TaskCalling = { kind: 'context' } | { kind: 'piscina'; shared: Share
 export interface ResolvedOptions {
   tasks: string;
   procs: number;
+  /** Where procs came from: the option, or the default lowered to the cgroup CPU limit
+   *  ('cgroup'), or the default at the CPU count ('cpus'). */
+  procsSource: ProcsSource;
+  /** The cgroup CPU limit found when the default was chosen, in CPUs (1.5: 150 ms of CPU time
+   *  per 100 ms); null: none found (or not Linux, not Node, or a file that did not parse). */
+  cpuLimit: number | null;
   spareThreads: number;
   handoffAfterMs: number;
   minThreads: number;
@@ -143,9 +152,13 @@ export interface ResolvedOptions {
 }
 
 export function defaults(): Omit<ResolvedOptions, 'tasks'> {
-  const ncpu = availableParallelism();
+  // ncpu is the CPUs this process may use: the CPU count, lowered to a container's CPU limit.
+  const d = procsDefault();
+  const ncpu = d.procs;
   return {
     procs: ncpu,
+    procsSource: d.source,
+    cpuLimit: d.limit === null ? null : d.limit.cpus,
     spareThreads: 1,
     handoffAfterMs: 10,
     minThreads: 1,
@@ -216,7 +229,10 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   else if (typeof o.tasks === 'string' && o.tasks.length > 0) tasks = taskModuleSpecifier(o.tasks);
   else throw optionTypeError('options.tasks', `must be a URL or a non-empty string naming the task module, got ${typeof o.tasks === 'string' ? "''" : o.tasks === null ? 'null' : typeof o.tasks}`);
   const r: ResolvedOptions = { tasks, ...d };
-  if (o.procs !== undefined) r.procs = int('procs', o.procs, 1, MAX_PROCS);
+  if (o.procs !== undefined) {
+    r.procs = int('procs', o.procs, 1, MAX_PROCS);
+    r.procsSource = 'option';
+  }
   if (o.spareThreads !== undefined) r.spareThreads = int('spareThreads', o.spareThreads, 0, MAX_PROCS - r.procs);
   r.spareThreads = Math.min(r.spareThreads, MAX_PROCS - r.procs);
   if (o.handoffAfterMs !== undefined) r.handoffAfterMs = int('handoffAfterMs', o.handoffAfterMs, 1, 3600_000);

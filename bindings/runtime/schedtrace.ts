@@ -8,22 +8,31 @@
 // monitor has lent out (DESIGN.md "sysmon and handoff").
 // `runqueue` is the global queue; each bracketed number is a P's ring length, runnext not
 // counted, as in Go.
+//
+// The first line (SCHED 0ms) ends with what the default procs is chosen from (DESIGN.md
+// "Default procs"): `ncpu`, the CPU count, and `cpulimit`, the cgroup CPU limit in CPUs or
+// `none`. gomaxprocs is min(ncpu, max(2, ceil(cpulimit))) when procs was left to its default:
+//
+//   SCHED 0ms: gomaxprocs=2 idleprocs=2 threads=4 ... runqueue=0 [0 0] ncpu=64 cpulimit=1.5
 
 import { M_SPINNING, M_NEXTP } from '../../assembly/shared/layout.js';
+import { procsDefault } from './cgroup.js';
 import type { SchedulerStats } from './stats.js';
 import type { Views } from './values.js';
 import { mAddr } from './mblock.js';
 
-/** The SCHED line (and with `detail`, Go's per-P and per-M lines) for one snapshot. */
+/** The SCHED line (and with `detail`, Go's per-P and per-M lines) for one snapshot; the first
+ *  (sinceMs 0, as the engine's first call passes) with the `ncpu` and `cpulimit` suffix. */
 export function schedtraceLines(st: SchedulerStats, views: Views, sinceMs: number, detail: boolean): string[] {
+  const suffix = sinceMs === 0 ? procsSuffix() : '';
   const s = st.sched;
   // Spare Ps in the reserve are not in play (DESIGN.md "sysmon and handoff"); a lent one is, and
   // is listed, but gomaxprocs stays the procs option, as in Go.
   const procs = st.procs.filter((p) => p.status !== 'reserved');
   let head = `SCHED ${Math.round(sinceMs)}ms: gomaxprocs=${st.procs.length - s.spareThreads} idleprocs=${s.idleprocs} threads=${st.threads.length} ` +
     `spinningthreads=${s.spinningthreads} needspinning=${s.needspinning} idlethreads=${s.idlethreads} runqueue=${s.runqueue}`;
-  if (!detail) return [head + ` [${procs.map((p) => p.runqsize).join(' ')}]`];
-  head += ' gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false';
+  if (!detail) return [head + ` [${procs.map((p) => p.runqsize).join(' ')}]` + suffix];
+  head += ' gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false' + suffix;
   const lines = [head];
   for (const p of procs) {
     lines.push(`  P${p.id}: status=${p.status === 'idle' ? 0 : 1} schedtick=${p.schedtick} syscalltick=0 ` +
@@ -41,6 +50,13 @@ export function schedtraceLines(st: SchedulerStats, views: Views, sinceMs: numbe
       `preemptoff= locks=0 dying=0 spinning=${spinning} blocked=${blocked} lockedg=nil`);
   }
   return lines;
+}
+
+/** ` ncpu=N cpulimit=X`: what the default procs is chosen from, read now (a few small files,
+ *  once per scheduler; the engine's stats do not carry the options). */
+function procsSuffix(): string {
+  const d = procsDefault();
+  return ` ncpu=${d.ncpu} cpulimit=${d.limit === null ? 'none' : +d.limit.cpus.toFixed(3)}`;
 }
 
 /** Parses STEALWORK_DEBUG (e.g. "schedtrace=1000,scheddetail=1"), Go's GODEBUG syntax. */

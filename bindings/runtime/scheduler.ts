@@ -163,7 +163,10 @@ export class Scheduler<Mod = AnyModule> {
 
   /** A snapshot of the counters per P, per thread and for the scheduler. */
   stats(): SchedulerStats {
-    return this.#engine.stats();
+    const st = this.#engine.stats();
+    st.sched.procsSource = this.#engine.opts.procsSource;
+    st.sched.cpuLimit = this.#engine.opts.cpuLimit;
+    return st;
   }
 
   /**

@@ -12,6 +12,7 @@ import {
   P_LINK, S_RT_PRESERVE, PC_HIGH_HITS, PC_LOW_HITS, PC_HIGH_THROTTLES, S_RUNQH_SIZE, S_RUNQL_SIZE, S_RT_NPRESERVE, S_RT_HANDOFFS, S_RT_RETIRES,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
+import type { ProcsSource } from './cgroup.js';
 import { readLatency, type LatencySummary } from './latency.js';
 import { traceClock } from './trace.js';
 import type { Views } from './values.js';
@@ -138,6 +139,11 @@ export interface SchedulerStats {
     restarts: number;
     /** The spareThreads option: Ps (and threads) beyond procs, lent by the monitor. */
     spareThreads: number;
+    /** Where procs came from: the option, the default lowered to the cgroup CPU limit
+     *  ('cgroup'), or the default at the CPU count ('cpus'); and the cgroup CPU limit found,
+     *  in CPUs (null: none). DESIGN.md "Default procs". */
+    procsSource: ProcsSource;
+    cpuLimit: number | null;
   };
   /** Sampled latencies (one task in 64), in microseconds: queueing delay from runnable to
    *  started, and run time (how long the task's function held its thread, per slice). */
@@ -266,6 +272,10 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       retires: Atomics.load(i32, S_RT_RETIRES >>> 2), // pairs with pRetire's store under sched.lock (a snapshot)
       restarts: 0,
       spareThreads: 0,
+      // Set from the options by Scheduler.stats(); the engine's own snapshots (schedtrace's)
+      // leave these as they are and do not read them.
+      procsSource: 'cpus',
+      cpuLimit: null,
     },
     latency: readLatency(v, nms),
     totals,
