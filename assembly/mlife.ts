@@ -7,15 +7,18 @@
 // wakep hands an idle P to an idle M), so when an exiting M leaves more idle Ps than idle Ms, one
 // idle P moves to the no-M list, where no M runs it and no thief visits it (status P_IDLE, off
 // the idle list, like a reserved spare). A thread started later takes one P back from that list
-// onto the idle list together with itself. A P goes on the list only while idle, and an idle P
-// has an empty queue, so no G is ever stranded there.
+// as it starts, spinning, as Go's startm(pp, spinning) starts a new M holding pp. A P goes on the
+// list only while idle, and an idle P has an empty queue, so no G is ever stranded there.
 //
 // The list is LIFO, of P index + 1 linked through P_LINK, and changes only under sched.lock.
 
-import { NONE, P_LINK, S_NMIDLE, S_NPIDLE, S_RT_NMLIVE, S_RT_NPNOM, S_RT_PNOM } from './shared/layout';
-import { nprocs, pAddr } from './mem';
+import {
+  NONE, M_NEXTP, M_SPINNING, PC_WAKEUPS, P_COUNTERS, P_LINK, P_M, S_NMIDLE, S_NMSPINNING, S_NPIDLE,
+  S_RT_NMLIVE, S_RT_NPNOM, S_RT_PNOM,
+} from './shared/layout';
+import { counterAdd, mAddr, nprocs, pAddr } from './mem';
 import { schedLock, schedUnlock } from './lock';
-import { mPutLocked, mRemove, pidleGet, pidlePut, pidleRemove } from './idle';
+import { mPutLocked, mRemove, pidleGet, pidleRemove } from './idle';
 
 /** Pushes P p on the no-M list. Holds sched.lock. */
 function pnomPut(p: i32): void {
@@ -50,17 +53,28 @@ export function pDetach(p: i32): i32 {
 }
 
 /**
- * M m's thread has started (Go's mstart): m goes on the idle list and counts as live, and a P
- * without an M, if there is one, goes on the idle list with it. Returns that P, or NONE. The
- * caller then calls wakep, so that work waiting for the P finds it. M m without a P only, once,
- * before its first sleep.
+ * M m's thread has started (Go's mstart, for an M that newm made for startm(pp, true)): m counts
+ * as live, and takes a P without an M if there is one, handed over in M_NEXTP with m counted
+ * spinning, as wakep hands one over: m acquires it (acquireP) and looks for the work it was
+ * started for. With no such P, m goes on the idle list. Returns the P, or NONE. M m without a P
+ * only, once, before its first sleep.
  */
 export function mStart(m: i32): i32 {
   schedLock();
-  let p = pnomGet();
-  if (p >= 0) pidlePut(p);
-  mPutLocked(m);
   atomic.store<u32>(S_RT_NMLIVE, atomic.load<u32>(S_RT_NMLIVE) + 1); // pairs with the runtime's lock-free load
+  let p = pnomGet();
+  if (p < 0) {
+    mPutLocked(m);
+    schedUnlock();
+    return NONE;
+  }
+  let mp = mAddr(m);
+  let pp = pAddr(p);
+  atomic.store<u32>(mp, <u32>p + 1, M_NEXTP); // pairs with the load in acquireP
+  atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in findRunnable/stopM
+  atomic.add<i32>(S_NMSPINNING, 1); // pairs with the nmspinning load/CAS in wakep
+  atomic.store<u32>(pp, <u32>m + 1, P_M); // pairs with the runtime's loads
+  counterAdd(pp + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: pp has no owner yet
   schedUnlock();
   return p;
 }

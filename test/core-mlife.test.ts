@@ -15,7 +15,7 @@ function pnom(mem: { u32(a: number): number; p(p: number, off: number): number }
 }
 
 describe.each(BACKENDS)('Ms that come and go (%s)', (backend) => {
-  it('start-up with fewer threads than Ps: each mStart brings one detached P back to the idle list', async () => {
+  it('start-up with fewer threads than Ps: each mStart takes a detached P, spinning, as wakep hands one over', async () => {
     const h = await freshCore(backend, { nprocs: 4, maxMs: 5 });
     const { core, mem } = h;
     for (let p = 0; p < 4; p++) expect(core.pDetach(p)).toBe(1);
@@ -23,18 +23,26 @@ describe.each(BACKENDS)('Ms that come and go (%s)', (backend) => {
     expect(mem.npidle).toBe(0);
     expect(mem.u32(L.S_RT_NPNOM)).toBe(4);
     expect(core.mStart(1)).toBe(3); // LIFO: the last detached first
-    expect(core.mStart(2)).toBe(2);
-    expect(mem.pidle().sort()).toEqual([2, 3]);
-    expect(mem.midle().sort()).toEqual([1, 2]);
-    expect(pnom(mem)).toEqual([1, 0]);
-    expect(mem.u32(L.S_RT_NMLIVE)).toBe(2);
-    // Work on the global queue reaches a started thread's P through wakep, as always.
+    expect(mem.m(1, L.M_NEXTP)).toBe(4);
+    expect(mem.m(1, L.M_SPINNING)).toBe(1);
+    expect(mem.nmspinning).toBe(1);
+    expect(mem.midle()).toEqual([]); // taken: it holds a P in a moment
+    expect(mem.u32(L.S_RT_NMLIVE)).toBe(1);
+    // The new M acquires its P and finds the work it was started for on the global queue.
     const [g] = takeGs(h, 1);
-    core.ready(-1, g, 0);
-    const [m] = wokenMs(h);
-    const p = wakeAndAcquire(h, m);
-    expect([2, 3]).toContain(p);
-    expect(core.findRunnable(p, m)).toBe(g);
+    core.globrunqPut(g);
+    expect(wakeAndAcquire(h, 1)).toBe(3);
+    expect(core.findRunnable(3, 1)).toBe(g);
+    expect(mem.nmspinning).toBe(0);
+    // Nothing found: the M parks with its P like any other, and the pair is idle together.
+    expect(core.mStart(2)).toBe(2);
+    expect(wakeAndAcquire(h, 2)).toBe(2);
+    expect(core.findRunnable(2, 2)).toBe(0);
+    expect(core.stopM(2, 2)).toBe(L.STOP_SLEEP);
+    expect(mem.pidle()).toEqual([2]);
+    expect(mem.midle()).toEqual([2]);
+    expect(pnom(mem)).toEqual([1, 0]);
+    expect(mem.nmspinning).toBe(0);
   });
 
   it('mExit: an idle M leaves down to the minimum, and a P it leaves without an M goes off the idle list', async () => {
@@ -55,7 +63,11 @@ describe.each(BACKENDS)('Ms that come and go (%s)', (backend) => {
     expect(mem.nmidle).toBe(1);
     expect(pnom(mem).length).toBe(2);
     // A new thread in an exited slot takes a P back.
-    expect(core.mStart(3)).toBeGreaterThanOrEqual(0);
+    const p = core.mStart(3);
+    expect(p).toBeGreaterThanOrEqual(0);
+    expect(wakeAndAcquire(h, 3)).toBe(p);
+    expect(core.findRunnable(p, 3)).toBe(0);
+    expect(core.stopM(p, 3)).toBe(L.STOP_SLEEP);
     expect(mem.npidle).toBe(2);
     expect(mem.u32(L.S_RT_NMLIVE)).toBe(2);
   });

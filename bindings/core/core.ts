@@ -125,9 +125,10 @@ export interface Core {
   /** Any thread (start-up). Moves idle P p to the list of Ps without an M: 1, or 0 if p is not
    *  idle. */
   pDetach(p: number): number;
-  /** M m without a P only, once, when its thread has started (replaces mPut): m goes on the idle
-   *  list and counts as live, with a P taken from the no-M list onto the idle list, if any.
-   *  Returns that P, or NONE; the caller then calls wakep. */
+  /** M m without a P only, once, when its thread has started (replaces mPut): m counts as live
+   *  and takes a P from the no-M list, if any, handed over in M_NEXTP with m counted spinning
+   *  (the caller then calls acquireP), as wakep hands one over; else m goes on the idle list.
+   *  Returns the P, or NONE. */
   mStart(m: number): number;
   /** M m, asleep without a P, after idleTimeout: 1 when m leaves (more than `min` Ms live, m
    *  still on the idle list; an idle P without an idle M goes to the no-M list), 0 when it stays.

@@ -622,6 +622,8 @@ export class Engine {
   stats(): SchedulerStats {
     const st = readStats(this.views, this.reservedBlocks, this.nms, this.core);
     st.sched.restarts = this.restarts;
+    st.sched.procsSource = this.opts.procsSource;
+    st.sched.cpuLimit = this.opts.cpuLimit;
     st.sched.liveThreads = this.liveThreads;
     st.sched.threadStarts = this.threadStarts;
     st.sched.threadExits = this.threadExits;

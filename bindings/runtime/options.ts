@@ -154,7 +154,7 @@ export interface ResolvedOptions {
 export function defaults(): Omit<ResolvedOptions, 'tasks'> {
   // ncpu is the CPUs this process may use: the CPU count, lowered to a container's CPU limit.
   const d = procsDefault();
-  const ncpu = d.procs;
+  const ncpu = Math.min(d.procs, MAX_PROCS);
   return {
     procs: ncpu,
     procsSource: d.source,

@@ -163,10 +163,7 @@ export class Scheduler<Mod = AnyModule> {
 
   /** A snapshot of the counters per P, per thread and for the scheduler. */
   stats(): SchedulerStats {
-    const st = this.#engine.stats();
-    st.sched.procsSource = this.#engine.opts.procsSource;
-    st.sched.cpuLimit = this.#engine.opts.cpuLimit;
-    return st;
+    return this.#engine.stats();
   }
 
   /**

@@ -7,8 +7,8 @@
 //     no P lacks one or nothing is pending), for work the tasks themselves spawn.
 // A look counts the Gs waiting where an M could take them (the global and class queues, the
 // rings, runnexts and fork deques of the running Ps) and, when no P is idle (an idle P has an
-// idle M, which wakep wakes), starts one thread per waiting G that no spinning M will take, up
-// to the Ps without a thread.
+// idle M, which wakep wakes), starts one thread per waiting G that no spinning or starting M
+// will take, up to the Ps without a thread.
 //
 // Main thread only.
 
@@ -41,8 +41,8 @@ export class StartM {
     return Atomics.load(this.views.i32, S_RT_NPNOM >>> 2); // pairs with the no-M list's stores under sched.lock
   }
 
-  /** How many threads to start now: one per G waiting where an M could take it, while no P is
-   *  idle, up to the Ps without a thread, less those starting. */
+  /** How many threads to start now: one per G waiting where an M could take it and no spinning
+   *  or starting M will, while no P is idle, up to the Ps without a thread. */
   want(): number {
     const free = this.withoutM - this.starting;
     if (free <= 0) return 0;
@@ -56,8 +56,9 @@ export class StartM {
       waiting += this.core.runqLen(p) + this.core.forkLen(p);
       if (Atomics.load(this.views.u32, (pa + P_RUNNEXT) >>> 2) !== 0) waiting++; // pairs with runqPut
     }
-    // A spinning M takes a waiting G without a new thread (wakep woke it for one).
-    waiting -= Atomics.load(i32, S_NMSPINNING >>> 2); // pairs with the nmspinning RMWs
+    // A spinning M takes a waiting G without a new thread (wakep woke it for one), and so does
+    // each thread starting already (it starts spinning, with a P).
+    waiting -= Atomics.load(i32, S_NMSPINNING >>> 2) + this.starting; // pairs with the nmspinning RMWs
     return Math.max(0, Math.min(waiting, free));
   }
 

@@ -274,7 +274,7 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       spareThreads: 0,
       // Set from the options by Scheduler.stats(); the engine's own snapshots (schedtrace's)
       // leave these as they are and do not read them.
-      procsSource: 'cpus',
+      procsSource: 'cpus', // the engine's (from the options)
       cpuLimit: null,
     },
     latency: readLatency(v, nms),

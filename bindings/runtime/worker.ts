@@ -97,9 +97,10 @@ async function run(msg: InitMessage): Promise<void> {
     m.sharesSeen = seen;
     current = m;
     // A successor keeps the slot's place: on the idle list already, handed a P (PARK_P), or
-    // holding one (restart.resumeP). A new thread joins the idle list with a P that had none, if
-    // any (DESIGN.md "Threads that come and go"), and wakes an M for the work that waits for it.
-    if (msg.restart === undefined && core.mStart(msg.mid) >= 0) core.wakep();
+    // holding one (restart.resumeP). A new thread takes a P that had none, if any, spinning
+    // (DESIGN.md "Threads that come and go"), and looks for the work it was started for; else it
+    // joins the idle list.
+    if (msg.restart === undefined && core.mStart(msg.mid) >= 0) m.acquire();
     channel.post({ type: 'stealwork:ready', names });
   } catch (e) {
     channel.post({ type: 'stealwork:error', code: 'ERR_WORKER_START', error: describe(e) });

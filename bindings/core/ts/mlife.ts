@@ -3,10 +3,12 @@
 // go"). The list is LIFO, of P index + 1 linked through P_LINK, changed only under sched.lock;
 // its Ps are P_IDLE and off the idle list, so no M runs them and no thief visits them.
 
-import { NONE, P_LINK, S_NMIDLE, S_NPIDLE, S_RT_NMLIVE, S_RT_NPNOM, S_RT_PNOM } from '../../../assembly/shared/layout.js';
-import { mPutLocked, mRemove, pidleGet, pidlePut, pidleRemove } from './idle.js';
+import {
+  NONE, M_NEXTP, M_SPINNING, PC_WAKEUPS, P_LINK, P_M, S_NMIDLE, S_NMSPINNING, S_NPIDLE, S_RT_NMLIVE, S_RT_NPNOM, S_RT_PNOM,
+} from '../../../assembly/shared/layout.js';
+import { mPutLocked, mRemove, pidleGet, pidleRemove } from './idle.js';
 import { schedLock, schedUnlock } from './lock.js';
-import { nprocs, pWord, type Mem } from './mem.js';
+import { mWord, nprocs, pCounters, pWord, type Mem } from './mem.js';
 
 const PNOM_W = S_RT_PNOM >> 2;
 const NPNOM_W = S_RT_NPNOM >> 2;
@@ -14,6 +16,11 @@ const NMLIVE_W = S_RT_NMLIVE >> 2;
 const NPIDLE_W = S_NPIDLE >> 2;
 const NMIDLE_W = S_NMIDLE >> 2;
 const PLINK = P_LINK >> 2;
+const NMSPINNING_W = S_NMSPINNING >> 2;
+const NEXTP = M_NEXTP >> 2;
+const SPINNING = M_SPINNING >> 2;
+const P_M_W = P_M >> 2;
+const WAKEUPS = PC_WAKEUPS >> 3;
 
 /** Pushes P p on the no-M list. Holds sched.lock. */
 function pnomPut(m: Mem, p: number): void {
@@ -46,16 +53,26 @@ export function pDetach(m: Mem, p: number): number {
   return ok ? 1 : 0;
 }
 
-/** M mi's thread has started: mi goes on the idle list and counts as live, with a P from the
- *  no-M list onto the idle list if there is one; returns that P, or NONE (the caller then calls
- *  wakep). M mi without a P only, once, before its first sleep. */
+/** M mi's thread has started (Go's mstart for startm(pp, true)): mi counts as live and takes a P
+ *  without an M if there is one, handed over in M_NEXTP with mi counted spinning (the caller
+ *  acquires it); else mi goes on the idle list. Returns the P, or NONE. M mi without a P only,
+ *  once, before its first sleep. */
 export function mStart(m: Mem, mi: number): number {
   const i32 = m.i32;
   schedLock(m);
-  const p = pnomGet(m);
-  if (p >= 0) pidlePut(m, p);
-  mPutLocked(m, mi);
   Atomics.store(i32, NMLIVE_W, i32[NMLIVE_W] + 1); // pairs with the runtime's lock-free load
+  const p = pnomGet(m);
+  if (p < 0) {
+    mPutLocked(m, mi);
+    schedUnlock(m);
+    return NONE;
+  }
+  const mw = mWord(m, mi);
+  Atomics.store(i32, mw + NEXTP, p + 1); // pairs with the load in acquireP
+  Atomics.store(i32, mw + SPINNING, 1); // pairs with the spinning loads in findRunnable/stopM
+  Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning load/CAS in wakep
+  Atomics.store(i32, pWord(p) + P_M_W, mi + 1); // pairs with the runtime's loads
+  m.f64[pCounters(p) + WAKEUPS] += 1; // under sched.lock: p has no owner yet
   schedUnlock(m);
   return p;
 }
