@@ -6,7 +6,7 @@
 
 import { exploreScenario, ModelFailure } from './explore.mjs';
 
-const ALL = ['runq', 'gfree', 'classq', 'park', 'join', 'forkq'];
+const ALL = ['runq', 'gfree', 'classq', 'park', 'mlife', 'join', 'forkq'];
 const only = process.argv.slice(2);
 let failed = false;
 
