@@ -21,14 +21,14 @@ import { schedLock, schedUnlock } from './lock';
 import { mPutLocked, mRemove, pidleGet, pidleRemove } from './idle';
 
 /** Pushes P p on the no-M list. Holds sched.lock. */
-function pnomPut(p: i32): void {
+export function pnomPut(p: i32): void {
   store<u32>(pAddr(p), load<u32>(S_RT_PNOM), P_LINK); // plain: sched.lock held
   store<u32>(S_RT_PNOM, <u32>p + 1); // plain: sched.lock held
   atomic.store<u32>(S_RT_NPNOM, atomic.load<u32>(S_RT_NPNOM) + 1); // pairs with the runtime's lock-free load (startm.ts)
 }
 
 /** Pops a P off the no-M list; NONE when it is empty. Holds sched.lock. */
-function pnomGet(): i32 {
+export function pnomGet(): i32 {
   let top = load<u32>(S_RT_PNOM); // plain: sched.lock held
   if (top == 0) return NONE;
   let pp = pAddr(<i32>top - 1);

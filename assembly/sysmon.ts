@@ -97,6 +97,18 @@ export function handoff(): i32 {
  * p only, between two Gs.
  */
 export function pGiveBack(p: i32, m: i32): i32 {
+  return pRelease(p, m, S_RT_PRESERVE, S_RT_NPRESERVE, S_RT_RETIRES);
+}
+
+/**
+ * pGiveBack's body, for any list of Ps that no M runs (the reserve; the Ps out of service,
+ * procresize.ts's pStop): p's runnable Gs go to the global queue as one batch; under the lock p
+ * goes P_IDLE onto the list at `list` (linked through P_LINK), `count` (if not 0) and the u32
+ * counter `tally` (if not 0) go up by one, and m goes on the idle list, as stopM leaves them.
+ * Wakes an M if the moved Gs need one. Returns how many Gs moved. M m holding P p only, between
+ * two Gs.
+ */
+export function pRelease(p: i32, m: i32, list: usize, count: usize, tally: usize): i32 {
   let pp = pAddr(p);
   let mp = mAddr(m);
   // runqGet as the owner: a thief racing for the same Gs is settled by its CAS, as always.
@@ -113,9 +125,11 @@ export function pGiveBack(p: i32, m: i32): i32 {
   schedLock();
   atomic.store<u32>(pp, P_IDLE, P_STATUS); // pairs with status loads in stealWork/workAnywhere
   atomic.store<u32>(pp, 0, P_M); // pairs with the runtime's loads
-  preservePut(p);
+  store<u32>(pp, load<u32>(list), P_LINK); // plain: sched.lock held
+  store<u32>(list, <u32>p + 1); // plain: sched.lock held
+  if (count != 0) atomic.store<u32>(count, atomic.load<u32>(count) + 1); // pairs with lock-free loads of the count
   counterAdd(pp + (P_COUNTERS + PC_PARKS), 1); // sched.lock held: p has no owner now
-  store<u32>(S_RT_RETIRES, load<u32>(S_RT_RETIRES) + 1); // plain: sched.lock held
+  if (tally != 0) store<u32>(tally, load<u32>(tally) + 1); // plain: sched.lock held
   // An M between two Gs is not spinning (execute reset it); as in stopM, never put a flagged M
   // on the idle list.
   let spinning = atomic.load<u32>(mp, M_SPINNING) != 0; // own flag

@@ -108,3 +108,56 @@ describe.each(BACKENDS)('Ms that come and go (%s)', (backend) => {
     expect(mem.p(r.p, L.P_STATUS)).toBe(L.P_RUNNING);
   });
 });
+
+/** Ps out of service, top first. */
+function pdead(mem: { u32(a: number): number; p(p: number, off: number): number }): number[] {
+  const out: number[] = [];
+  for (let x = mem.u32(L.S_RT_PDEAD); x !== 0; x = mem.p(x - 1, L.P_LINK)) out.push(x - 1);
+  return out;
+}
+
+describe.each(BACKENDS)('procresize and pStop (%s)', (backend) => {
+  it('a shrink takes Ps without an M, then idle Ps, and asks for the rest; a grow brings them back', async () => {
+    const h = await freshCore(backend, { nprocs: 4, maxMs: 5 });
+    const { core, mem } = h;
+    const rs = startPs(h, 2); // Ps of two Ms running; two idle with their Ms
+    const idle = mem.pidle();
+    expect(core.pDetach(idle[0])).toBe(1); // one idle P without an M (as an M's exit leaves it)
+    expect(mem.u32(L.S_RT_NPNOM)).toBe(1);
+    expect(core.procresize(1, 4)).toBe(1); // 2 not running go at once; one of the running ones is asked for
+    expect(mem.u32(L.S_RT_SHRINK)).toBe(1);
+    expect(mem.u32(L.S_RT_NPDEAD)).toBe(2);
+    expect(mem.u32(L.S_RT_NPNOM)).toBe(0);
+    expect(mem.npidle).toBe(0);
+    // The first M to look gives its P: its queue goes to the global queue.
+    const [g] = takeGs(h, 1, rs[0].p);
+    core.runqPut(rs[0].p, g, 0);
+    expect(core.pStop(rs[0].p, rs[0].m)).toBe(1);
+    expect(mem.globalQueue()).toEqual([g]);
+    expect(core.pStop(rs[1].p, rs[1].m)).toBe(L.NONE); // no more asked: it keeps its P
+    expect(mem.u32(L.S_RT_SHRINK)).toBe(0);
+    expect(pdead(mem).sort()).toEqual([0, 1, 2, 3].filter((p) => p !== rs[1].p));
+    expect(mem.u32(L.S_RT_NPDEAD)).toBe(3);
+    expect(core.procresize(1, 4)).toBe(0); // done: one P in service
+    // Grow to 3: each P goes idle with an idle M for it, or without an M.
+    expect(core.procresize(3, 4)).toBe(0);
+    expect(mem.u32(L.S_RT_NPDEAD)).toBe(1);
+    expect(mem.npidle).toBeLessThanOrEqual(mem.nmidle);
+    expect(mem.npidle + mem.u32(L.S_RT_NPNOM)).toBe(2);
+  });
+
+  it('a grow withdraws a shrink not yet taken, and counts a give-back under way as out of service', async () => {
+    const h = await freshCore(backend, { nprocs: 2, maxMs: 3 });
+    const { core, mem } = h;
+    const rs = startPs(h, 2);
+    expect(core.procresize(1, 2)).toBe(1);
+    expect(core.procresize(2, 2)).toBe(0); // withdrawn before any M looked
+    expect(mem.u32(L.S_RT_SHRINK)).toBe(0);
+    expect(core.pStop(rs[0].p, rs[0].m)).toBe(L.NONE);
+    expect(core.procresize(1, 2)).toBe(1);
+    expect(core.pStop(rs[1].p, rs[1].m)).toBe(0);
+    expect(core.procresize(1, 2)).toBe(0);
+    expect(core.procresize(2, 2)).toBe(0);
+    expect(mem.npidle).toBe(1); // back with the idle M that gave it
+  });
+});

@@ -196,6 +196,9 @@ export const S_RT_FORK_EPOCH = S_RT + 36; // bumped (and notified) when a sleepi
 export const S_RT_PNOM = S_RT + 40; // P index + 1 of the first P without an M (its thread exited idle, or was never started); linked via P_LINK, under sched.lock
 export const S_RT_NPNOM = S_RT + 44; // Ps without an M: changed under sched.lock, read anywhere
 export const S_RT_NMLIVE = S_RT + 48; // Ms whose thread runs (mStart counts one in, mExit out): changed under sched.lock, read anywhere
+export const S_RT_PDEAD = S_RT + 52; // P index + 1 of the first P out of service (Go's _Pdead: procresize shrank GOMAXPROCS); linked via P_LINK, under sched.lock
+export const S_RT_NPDEAD = S_RT + 56; // Ps out of service, those an M is still giving back (pStop) included: changed under sched.lock, read anywhere
+export const S_RT_SHRINK = S_RT + 60; // Ps procresize still wants given back by their Ms (pStop, between two Gs): changed under sched.lock, read anywhere
 export const CANCEL_TOKENS = 65536; // cancellation tokens; a G carries one in the high half of G_PRIO
 
 // ---------------------------------------------------------------------------------------

@@ -134,6 +134,15 @@ export interface Core {
    *  still on the idle list; an idle P without an idle M goes to the no-M list), 0 when it stays.
    *  An M that leaves ends its thread without another core call. */
   mExit(m: number, min: number): number;
+  /** Any thread (the main thread's sched.resize). Sets the Ps in service to `target` of `total`
+   *  (maxProcs): grows from the out-of-service list, shrinks by the Ps no M runs and asks Ms for
+   *  the rest (S_RT_SHRINK). Returns how many Ps are still to move; call again until 0
+   *  (DESIGN.md "Resizing: procs at run time"). */
+  procresize(target: number, total: number): number;
+  /** M m holding P p only, between two Gs, after it saw S_RT_SHRINK above 0: gives p out of
+   *  service (its queue to the global queue, m to the idle list: m sleeps). How many Gs moved,
+   *  or NONE when no P is asked for any more (m keeps p). */
+  pStop(p: number, m: number): number;
 
   /** M m holding P p only. ctx.spawn in one call for a child whose argc <= 3 arguments are
    *  numbers (x0..x2; the rest ignored): gfGet(p), its fields (fn, argc, the number slots,

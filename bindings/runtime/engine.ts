@@ -115,6 +115,10 @@ export class Engine {
   /** Set once the start-up threads are ready: a thread started later gets the shared buffers
    *  registered so far before its init. */
   private running = false;
+  /** Ps in service now (GOMAXPROCS): opts.procs at the start, then what sched.resize set. */
+  procs: number;
+  /** sched.resize still under way: Ms yet to give their Ps back, or Ps still to bring back. */
+  private resizing: { timer: ReturnType<typeof setInterval>; done: Array<() => void> } | null = null;
   /** What the monitor did, for the event trace (kept only when tracing). */
   private readonly monitorLog: MonitorEvent[] = [];
   private readonly stopTimers: Array<() => void> = [];
@@ -148,9 +152,10 @@ export class Engine {
     this.gs = new GSlots(core, this.views, this.shared);
     this.mAddr0 = mAddr(this.views, 0);
     this.park0 = parkWord(this.views, 0);
-    this.nms = opts.procs + opts.spareThreads + 1;
+    this.nms = opts.maxProcs + opts.spareThreads + 1;
+    this.procs = opts.procs;
     this.sysmon = new Sysmon(this.views, core, this.nms - 1, opts.spareThreads, opts.handoffAfterMs, now);
-    this.startm = new StartM(this.views, core, opts.procs, (n) => this.growM(n),
+    this.startm = new StartM(this.views, core, opts.maxProcs, (n) => this.growM(n),
       () => this.npending !== 0 || this.deferred.length !== 0 || !this.allFinished());
   }
 
@@ -160,7 +165,7 @@ export class Engine {
     if (problem !== null) throw platformError(problem);
     const module = await loadCoreModule(opts.backend, opts.debug);
     // The core has procs + spareThreads Ps; the spares start in the reserve (sysmon.ts).
-    const nprocs = opts.procs + opts.spareThreads;
+    const nprocs = opts.maxProcs + opts.spareThreads;
     const nms = nprocs + 1; // M0 (this thread) + one M per P
     const fixed = blocksEnd(nprocs, nms);
     const want = fixed + opts.initialTasks * G_SIZE + (1 << 20);
@@ -175,10 +180,12 @@ export class Engine {
     if (opts.debug) flags |= FLAG_DEBUG;
     const threshold = opts.stealThreshold === 'load' ? 1 : opts.stealThreshold;
     core.init(nprocs, nms, opts.initialTasks, opts.maxTasks, flags, threshold, opts.seed);
-    for (let p = opts.procs; p < nprocs; p++) core.pReserve(p);
+    for (let p = opts.maxProcs; p < nprocs; p++) core.pReserve(p);
     // Every P waits for a thread; each thread takes one as it starts (mStart), so a P never sits
-    // idle without an idle M (DESIGN.md "Threads that come and go").
-    for (let p = 0; p < opts.procs; p++) core.pDetach(p);
+    // idle without an idle M (DESIGN.md "Threads that come and go"). The Ps beyond procs (up to
+    // maxProcs) start out of service ("Resizing: procs at run time").
+    for (let p = 0; p < opts.maxProcs; p++) core.pDetach(p);
+    core.procresize(opts.procs, opts.maxProcs);
     const e = new Engine(opts, memory, core);
     if (opts.trace) {
       allocTraceRings(e.views, core, nms, opts.traceEvents);
@@ -287,6 +294,43 @@ export class Engine {
         this.crash(replacementFailedError(i, 'it was started for a P without a thread', e));
       });
     }
+  }
+
+  /**
+   * runtime.GOMAXPROCS(n) (DESIGN.md "Resizing: procs at run time"): n Ps in service from now on.
+   * Resolves once no more than n Ps run tasks and n can: at once when no M holds a P it must give
+   * back, else after the Ms give theirs back between two tasks (a P running one long task gives
+   * it back when that task ends).
+   */
+  resize(n: number): Promise<void> {
+    if (this.closed || this.closing !== null) return Promise.reject(closedError('resize'));
+    if (this.failure !== null) return Promise.reject(this.failure);
+    this.procs = n;
+    const left = this.core.procresize(n, this.opts.maxProcs);
+    this.core.wakep(); // a P back in service with an idle M: work waiting finds it
+    this.startm.look(); // or a P without an M: a thread starts when work waits for it
+    if (left === 0 && this.resizing === null) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      if (this.resizing === null) {
+        const r = { timer: unrefTimer(setInterval(() => this.resizeLook(), 4)), done: [] as Array<() => void> };
+        this.stopTimers.push(() => { clearInterval(r.timer); for (const f of r.done) f(); });
+        this.resizing = r;
+      }
+      this.resizing.done.push(resolve);
+    });
+  }
+
+  /** Every 4 ms while a resize is under way: moves what can move now (an idle P out of service,
+   *  a given-back P back in), and settles the resizes once nothing is left. */
+  private resizeLook(): void {
+    const r = this.resizing;
+    if (r === null) return;
+    if (this.core.procresize(this.procs, this.opts.maxProcs) !== 0) return;
+    this.core.wakep();
+    this.startm.look();
+    clearInterval(r.timer);
+    this.resizing = null;
+    for (const f of r.done) f();
   }
 
   /** M slot i's thread left the scheduler after idleTimeout (mExit): it ends, and the slot is
@@ -622,6 +666,7 @@ export class Engine {
   stats(): SchedulerStats {
     const st = readStats(this.views, this.reservedBlocks, this.nms, this.core);
     st.sched.restarts = this.restarts;
+    st.sched.gomaxprocs = this.procs;
     st.sched.procsSource = this.opts.procsSource;
     st.sched.cpuLimit = this.opts.cpuLimit;
     st.sched.liveThreads = this.liveThreads;

@@ -13,6 +13,7 @@ import {
   G_DEAD, G_RUNNING, G_WAITING, MR_TRACE_BUF, G_TOKEN_SHIFT, G_SPAWN_TIME,
   MR_HIST, MR_IDLE_MS, MR_T0, MR_YIELDS, MR_STATE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED,
   MS_EXITED, MS_SCHEDULE, MS_SHARES, MS_YIELD, GF_CONT, S_RT_SHARES, S_RT_GIVEBACK, GIVEBACK_ASKED, GIVEBACK_TAKEN, GIVEBACK_NONE,
+  S_RT_SHRINK,
   SCHEDLINK_PINNED, PRIO_MASK, PRIO_HIGH, GF_SHAPED, GF_FORK, G_INDEX, G_ARGC, G_ARGS, G_FN, G_PRIO, G_SCHEDLINK,
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
@@ -226,6 +227,13 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
           core.pGiveBack(this.p, m);
           // Done: the reserve's count shows it (under sched.lock) before the monitor reads NONE.
           Atomics.store(i32, S_RT_GIVEBACK >>> 2, GIVEBACK_NONE); // pairs with the monitor's first load in check
+          this.p = -1;
+          return Next.Sleep;
+        }
+        // sched.resize asked for fewer Ps than run: whoever looks first gives its own P out of
+        // service (DESIGN.md "Resizing: procs at run time").
+        if (Atomics.load(i32, S_RT_SHRINK >>> 2) > 0 && core.pStop(this.p, m) >= 0) { // pairs with procresize's store
+          if (tr !== null) tr.emit(traceClock(), EV_PARK, 0, this.p, 0);
           this.p = -1;
           return Next.Sleep;
         }

@@ -15,6 +15,9 @@ export interface SchedulerOptions {
   /** Number of Ps (GOMAXPROCS). Default: the machine's available parallelism, lowered to the
    *  cgroup CPU limit on Linux (Go 1.25's rule; DESIGN.md "Default procs"). */
   procs?: number;
+  /** The most Ps `sched.resize(n)` may set at run time (runtime.GOMAXPROCS); the core is laid out
+   *  with this many. procs..MAX_PROCS. Default: procs. */
+  maxProcs?: number;
   /**
    * Spare threads (each with a spare P) that the monitor lends when a P has run one task for
    * longer than `handoffAfterMs` while work waits behind it (Go's sysmon + handoffp). 0 turns
@@ -118,6 +121,8 @@ export interface ResolvedOptions {
   /** Where procs came from: the option, or the default lowered to the cgroup CPU limit
    *  ('cgroup'), or the default at the CPU count ('cpus'). */
   procsSource: ProcsSource;
+  /** The most Ps sched.resize may set (the core's Ps, the spares aside). */
+  maxProcs: number;
   /** The cgroup CPU limit found when the default was chosen, in CPUs (1.5: 150 ms of CPU time
    *  per 100 ms); null: none found (or not Linux, not Node, or a file that did not parse). */
   cpuLimit: number | null;
@@ -158,6 +163,7 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
   return {
     procs: ncpu,
     procsSource: d.source,
+    maxProcs: ncpu,
     cpuLimit: d.limit === null ? null : d.limit.cpus,
     spareThreads: 1,
     handoffAfterMs: 10,
@@ -217,7 +223,7 @@ export function idleTimeout(name: string, v: unknown): number {
 export function resolveOptions(opts: unknown): ResolvedOptions {
   if (opts === null || typeof opts !== 'object') throw optionTypeError('Scheduler.start: options', `must be an object with at least { tasks }, got ${opts === null ? 'null' : typeof opts}`);
   const o = opts as Record<string, unknown>;
-  const known = new Set(['tasks', 'procs', 'spareThreads', 'handoffAfterMs', 'minThreads', 'idleTimeout', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
+  const known = new Set(['tasks', 'procs', 'maxProcs', 'spareThreads', 'handoffAfterMs', 'minThreads', 'idleTimeout', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
     'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'onError', 'trace', 'traceEvents',
     'workerData', 'resourceLimits', 'env', 'argv', 'execArgv']);
   for (const k of Object.keys(o)) {
@@ -233,8 +239,9 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
     r.procs = int('procs', o.procs, 1, MAX_PROCS);
     r.procsSource = 'option';
   }
-  if (o.spareThreads !== undefined) r.spareThreads = int('spareThreads', o.spareThreads, 0, MAX_PROCS - r.procs);
-  r.spareThreads = Math.min(r.spareThreads, MAX_PROCS - r.procs);
+  r.maxProcs = o.maxProcs === undefined ? r.procs : int('maxProcs', o.maxProcs, r.procs, MAX_PROCS);
+  if (o.spareThreads !== undefined) r.spareThreads = int('spareThreads', o.spareThreads, 0, MAX_PROCS - r.maxProcs);
+  r.spareThreads = Math.min(r.spareThreads, MAX_PROCS - r.maxProcs);
   if (o.handoffAfterMs !== undefined) r.handoffAfterMs = int('handoffAfterMs', o.handoffAfterMs, 1, 3600_000);
   r.minThreads = Math.min(r.minThreads, r.procs);
   if (o.minThreads !== undefined) r.minThreads = int('minThreads', o.minThreads, 0, r.procs);

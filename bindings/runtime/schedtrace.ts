@@ -29,7 +29,7 @@ export function schedtraceLines(st: SchedulerStats, views: Views, sinceMs: numbe
   // Spare Ps in the reserve are not in play (DESIGN.md "sysmon and handoff"); a lent one is, and
   // is listed, but gomaxprocs stays the procs option, as in Go.
   const procs = st.procs.filter((p) => p.status !== 'reserved');
-  let head = `SCHED ${Math.round(sinceMs)}ms: gomaxprocs=${st.procs.length - s.spareThreads} idleprocs=${s.idleprocs} threads=${st.threads.length} ` +
+  let head = `SCHED ${Math.round(sinceMs)}ms: gomaxprocs=${s.gomaxprocs} idleprocs=${s.idleprocs} threads=${st.threads.length} ` +
     `spinningthreads=${s.spinningthreads} needspinning=${s.needspinning} idlethreads=${s.idlethreads} runqueue=${s.runqueue}`;
   if (!detail) return [head + ` [${procs.map((p) => p.runqsize).join(' ')}]` + suffix];
   head += ' gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false' + suffix;

@@ -98,6 +98,8 @@ export interface SchedulerStats {
   sched: {
     /** Global run queue length. */
     runqueue: number;
+    /** Ps in service now: the procs option, or what sched.resize set last (runtime.GOMAXPROCS). */
+    gomaxprocs: number;
     /** Threads running now (each idles out after idleTimeout, down to minThreads plus the
      *  spares'), threads started after start-up for Ps without one, and threads that idled out
      *  (DESIGN.md "Threads that come and go"). */
@@ -245,6 +247,7 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
     threads,
     sched: {
       runqueue: Atomics.load(i32, S_RUNQ_SIZE >>> 2), // pairs with the size stores under sched.lock (a snapshot)
+      gomaxprocs: 0, // the engine's
       liveThreads: 0, // the engine's (it starts and ends the threads)
       threadStarts: 0,
       threadExits: 0,

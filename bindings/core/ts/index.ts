@@ -40,6 +40,7 @@ import { chargeTime } from './budget.js';
 import { stealOrderAt, stealThreshold, stealWork } from './steal.js';
 import { handoff, pGiveBack, pReserve, pRetire } from './sysmon.js';
 import { mExit, mStart, pDetach } from './mlife.js';
+import { procresize, pStop } from './procresize.js';
 import { forkDone, forkHelp, forkNew, forkPop, forkPush } from './fork.js';
 import { spawnNew } from './spawn.js';
 import { finishLinked, finishNum, joinLink, joinTasks } from './join.js';
@@ -89,6 +90,8 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
     pDetach: (p: number): number => pDetach(m, p),
     mStart: (mi: number): number => mStart(m, mi),
     mExit: (mi: number, min: number): number => mExit(m, mi, min),
+    procresize: (target: number, total: number): number => procresize(m, target, total),
+    pStop: (p: number, mi: number): number => pStop(m, p, mi),
     spawnNew: (p: number, mi: number, fn: number, argc: number, x0: number, x1: number, x2: number, prio: number, parent: number): number =>
       spawnNew(m, p, mi, fn, argc, x0, x1, x2, prio, parent),
     joinLink: (g: number, c: number, i: number): number => joinLink(m, g, c, i),

@@ -23,7 +23,7 @@ const P_M_W = P_M >> 2;
 const WAKEUPS = PC_WAKEUPS >> 3;
 
 /** Pushes P p on the no-M list. Holds sched.lock. */
-function pnomPut(m: Mem, p: number): void {
+export function pnomPut(m: Mem, p: number): void {
   const i32 = m.i32;
   i32[pWord(p) + PLINK] = i32[PNOM_W]; // plain: under sched.lock
   i32[PNOM_W] = p + 1;
@@ -31,7 +31,7 @@ function pnomPut(m: Mem, p: number): void {
 }
 
 /** Pops a P off the no-M list; NONE when it is empty. Holds sched.lock. */
-function pnomGet(m: Mem): number {
+export function pnomGet(m: Mem): number {
   const i32 = m.i32;
   const top = i32[PNOM_W]; // plain: under sched.lock
   if (top === 0) return NONE;

@@ -95,6 +95,16 @@ export function handoff(m: Mem): number {
  *  after stopM. Wakes an M if the moved Gs need one. Returns how many Gs moved. M mi holding P
  *  p only, between two Gs. */
 export function pGiveBack(m: Mem, p: number, mi: number): number {
+  return pRelease(m, p, mi, S_RT_PRESERVE, S_RT_NPRESERVE, S_RT_RETIRES);
+}
+
+/** pGiveBack's body, for any list of Ps that no M runs (the reserve; the Ps out of service,
+ *  procresize.ts's pStop): p's runnable Gs go to the global queue as one batch; under the lock p
+ *  goes P_IDLE onto the list at byte address `list` (linked through P_LINK), the count at `count`
+ *  (if not 0) and the counter at `tally` (if not 0) go up by one, and mi goes on the idle list.
+ *  Wakes an M if the moved Gs need one. Returns how many Gs moved. M mi holding P p only,
+ *  between two Gs. */
+export function pRelease(m: Mem, p: number, mi: number, list: number, count: number, tally: number): number {
   // runqGet as the owner: a thief racing for the same Gs is settled by its CAS, as always.
   let head = 0;
   let tail = 0;
@@ -111,9 +121,11 @@ export function pGiveBack(m: Mem, p: number, mi: number): number {
   const w = pWord(p);
   Atomics.store(i32, w + P_STATUS_W, P_IDLE); // pairs with the status loads of thieves
   Atomics.store(i32, w + P_M_W, 0); // under sched.lock; read by schedtrace
-  preservePut(m, p);
+  i32[w + PLINK] = i32[list >> 2]; // plain: under sched.lock
+  i32[list >> 2] = p + 1;
+  if (count !== 0) Atomics.store(i32, count >> 2, i32[count >> 2] + 1); // pairs with lock-free loads of the count
   m.f64[pCounters(p) + PARKS] += 1; // plain: under sched.lock, p has no owner now
-  i32[RETIRES_W] += 1; // plain: under sched.lock
+  if (tally !== 0) i32[tally >> 2] += 1; // plain: under sched.lock
   // An M between two Gs is not spinning (execute reset it); as in stopM, never put a flagged M
   // on the idle list.
   const mw = mWord(m, mi);

@@ -17,6 +17,29 @@ export const protocol = 'mlife';
 
 export const bugs = [
   {
+    name: 'mlife-pstop-late-count', // pStop counts its P out of service only once it lands on the list
+    edits: [{
+      file: 'procresize.ts',
+      from: `  npdeadAdd(m, 1); // counted now: a procresize before the P lands sees it out of service
+  schedUnlock(m);
+  return pRelease(m, p, mi, S_RT_PDEAD, 0, 0);`,
+      to: `  schedUnlock(m);
+  const n = pRelease(m, p, mi, S_RT_PDEAD, 0, 0);
+  schedLock(m);
+  npdeadAdd(m, 1);
+  schedUnlock(m);
+  return n;`,
+    }],
+  },
+  {
+    name: 'mlife-grow-keeps-shrink', // a grow does not withdraw a shrink no M has taken yet
+    edits: [{
+      file: 'procresize.ts',
+      from: `    Atomics.store(i32, SHRINK_W, 0); // pairs with the Ms' lock-free load: a give-back not begun is withdrawn`,
+      to: ``,
+    }],
+  },
+  {
     name: 'mlife-exit-keeps-p', // mExit leaves an idle P with no idle M on the idle list
     edits: [{
       file: 'mlife.ts',
@@ -70,6 +93,7 @@ export async function scenarios(variant, edits) {
         if (w.runDirect(T.sched.stopM(setupM, p, mi)) !== SLEEP) throw new Error('setup: stopM did not sleep');
       }
       const exited = new Set();
+      let target = w.nprocs;
       const mLoop = (mi, started) => (function* () {
         const m = w.mem();
         const park = (yield* T.mem.mWord(m, mi)) + (L.M_PARK >> 2);
@@ -101,12 +125,22 @@ export async function scenarios(variant, edits) {
               g = s;
             }
             ran.push(g);
+            // m.ts's look between two Gs (every 64 there, after each G here)
+            if ((yield ['load', m.i32, L.S_RT_SHRINK >> 2]) > 0 && (yield* T.procresize.pStop(m, p, mi)) >= 0) { p = -1; mayExit = false; break; }
           }
         }
       })();
       const threads = [(function* () {
         const m = w.mem();
-        for (const g of plan.submit) yield* T.sched.ready(m, -1, g, 0);
+        for (const step of plan.main ?? plan.submit) {
+          if (typeof step === 'number') { yield* T.sched.ready(m, -1, step, 0); continue; }
+          // sched.resize: procresize until it is done, again each time the others are stuck (the
+          // engine's 4 ms look: a bounded wait times out when nothing else can run)
+          // (`once`: a resize the program does not wait for before its next step)
+          target = step.resize;
+          if (step.once) { yield* T.procresize.procresize(m, step.resize, w.nprocs); continue; }
+          while ((yield* T.procresize.procresize(m, step.resize, w.nprocs)) !== 0) yield ['wait', m.i32, L.S_DUMMY >> 2, 0, 4];
+        }
       })()];
       for (const mi of plan.live) threads.push(mLoop(mi, false));
       for (const mi of plan.start ?? []) threads.push(mLoop(mi, true));
@@ -124,6 +158,7 @@ export async function scenarios(variant, edits) {
         final() {
           const v = i32();
           const left = plan.submit.filter((g) => !ran.includes(g));
+          if (v[L.S_RT_SHRINK >> 2] !== 0) return `a shrink of ${v[L.S_RT_SHRINK >> 2]} still asked for at the end`;
           const once = exactlyOnce(ran, plan.submit.filter((g) => !left.includes(g)));
           if (once) return once;
           const npidle = v[L.S_NPIDLE >> 2];
@@ -136,7 +171,12 @@ export async function scenarios(variant, edits) {
           }
           if (v[L.S_NMSPINNING >> 2] !== 0) return `nmspinning stuck at ${v[L.S_NMSPINNING >> 2]}`;
           if (npidle > nmidle) return `${npidle} idle Ps and only ${nmidle} idle Ms`;
-          if (npidle + npnom !== w.nprocs) return `npidle ${npidle} + Ps without an M ${npnom} != ${w.nprocs} Ps at the end`;
+          const npdead = v[L.S_RT_NPDEAD >> 2];
+          if (npidle + npnom + npdead !== w.nprocs) return `npidle ${npidle} + Ps without an M ${npnom} + out of service ${npdead} != ${w.nprocs} Ps at the end`;
+          if (w.nprocs - npdead !== target) return `${w.nprocs - npdead} Ps in service at the end, resized to ${target}`;
+          let listed = 0;
+          for (let x = v[L.S_RT_PDEAD >> 2]; x !== 0 && listed <= w.nprocs; x = v[((L.PS + (x - 1) * L.P_SIZE) >> 2) + (L.P_LINK >> 2)]) listed++;
+          if (listed !== npdead) return `${listed} Ps on the out-of-service list, ${npdead} counted`;
           const live = plan.live.length + (plan.start ?? []).length - exited.size;
           if (v[L.S_RT_NMLIVE >> 2] !== live) return `nmlive = ${v[L.S_RT_NMLIVE >> 2]}, ${live} Ms running`;
           for (const mi of [...plan.live, ...(plan.start ?? [])]) {
@@ -150,6 +190,7 @@ export async function scenarios(variant, edits) {
     },
   });
   const w22 = await world(variant, edits, [2, 3, 8, 16, 0, 1, 1]);
+  const w22b = await world(variant, edits, [2, 2, 8, 16, 0, 1, 1]);
   return [
     // Two Ms with two Ps, both may idle out (down to none): against one submission.
     make('mlife: two Ms idling out, one submission', w22, { live: [0, 1], exiting: [0, 1], min: 0, submit: [1] },
@@ -158,5 +199,15 @@ export async function scenarios(variant, edits) {
     make('mlife: an M idling out, a new M starting, two submissions', w22,
       { live: [0, 1], exiting: [0, 1], min: 1, submit: [1, 2], start: [2] },
       { bound: 1, maxDfs: 6000, random: 400 }),
+    // sched.resize: two Ms with their Ps; the main thread submits, shrinks to one P (a busy M gives
+    // its P back between two Gs, or an idle one goes at once), submits again and grows back.
+    make('mlife: resize down and up around running Ms', w22b,
+      { live: [0, 1], exiting: [], min: 0, submit: [1, 2, 3], main: [1, 2, { resize: 1 }, 3, { resize: 2 }] },
+      { bound: 1, maxDfs: 6000, random: 400 }),
+    // The same, growing back before the shrink is done: the grow withdraws what no M took yet,
+    // and counts a give-back under way.
+    make('mlife: a grow overtaking a shrink', w22b,
+      { live: [0, 1], exiting: [], min: 0, submit: [1, 2, 3], main: [1, 2, { resize: 1, once: true }, 3, { resize: 2 }] },
+      { bound: 2, maxDfs: 8000, random: 600 }),
   ];
 }
