@@ -92,7 +92,7 @@ async function run(msg: InitMessage): Promise<void> {
     if (msg.calling.kind !== 'piscina') catchStrayErrors((e) => channel.post({ type: 'stealwork:uncaught', error: describe(e) }));
     m = new M(core, new GSlots(core, views, shared), {
       mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks, maxMemoryMB: msg.maxMemoryMB, debug: msg.debug,
-      restart: msg.restart,
+      restart: msg.restart, killClaimed: (token) => channel.post({ type: 'stealwork:halt', token }),
     });
     m.sharesSeen = seen;
     current = m;
