@@ -119,8 +119,9 @@ export class KillGuard {
   }
 
   /** Waits to be terminated: a claimed thread runs none of the runtime's code again (step 4).
-   *  Nothing notifies the word; the main thread rewrites it only once the thread is gone. */
-  private halt(): never {
+   *  Nothing notifies the word; the main thread rewrites it only once the thread is gone.
+   *  (Protected: the protocol's one-thread test replaces it with a throw.) */
+  protected halt(): never {
     for (;;) Atomics.wait(this.views.i32, this.w, Atomics.load(this.views.i32, this.w));
   }
 
