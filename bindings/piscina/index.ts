@@ -262,7 +262,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     const args = submitted === undefined ? [task] : [task, submitted];
     if (signal === undefined && transfer.length === 0) return s.engine.spawn(name, args).result();
     const sched = s.sched as unknown as { with(o: object): { run(name: string, ...args: unknown[]): Promise<unknown> } };
-    return sched.with({ signal, transfer: transfer.length === 0 ? undefined : transfer }).run(name, ...args);
+    // piscina terminates the worker of a task aborted while it runs: kill does (DESIGN.md "Killing a task").
+    return sched.with({ signal, kill: signal !== undefined, transfer: transfer.length === 0 ? undefined : transfer }).run(name, ...args);
   }
 
   /** A scheduler error as piscina would have rejected the run. */
@@ -272,6 +273,9 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     if (err.code === 'ERR_ABORTED') return abortError(signal !== null ? signal.reason : err.reason);
     if (err.code === POOL_CLOSED) return abortError('pool is closed');
     if (err.code === 'ERR_CLOSED_FORCE' || err.code === 'ERR_CLOSED') return Errors.ThreadTermination();
+    // Its thread was terminated to stop another task, aborted while it ran: piscina's worker
+    // destroy fails the other tasks on that worker so.
+    if (err.code === 'ERR_WORKER_CRASHED' && (err.cause as { killed?: unknown } | undefined)?.killed === true) return Errors.ThreadTermination();
     // The thread died under the task: piscina rejects with the thread's own error (e.g.
     // ERR_WORKER_OUT_OF_MEMORY); the scheduler's WorkerCrashedError carries it as its cause.
     if (err.code === 'ERR_WORKER_CRASHED' && err.cause !== null && typeof err.cause === 'object') return err.cause;

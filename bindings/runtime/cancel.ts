@@ -7,18 +7,27 @@
 // - a running task sees `ctx.cancelled` (a load of the byte) turn true at once, and its
 //   `ctx.signal` aborts when its thread next turns its event loop (a 'stealwork:cancel' message);
 // - the root Task rejects at once with an AbortError carrying the signal's reason.
-// Tokens are recycled first-in first-out, so a token is reused only after 65,535 others.
+// Tokens are recycled first-in first-out, so a token is reused only after 32,767 others of its
+// kind. Two kinds: tokens below KILL_TOKEN0 cancel cooperatively; those from KILL_TOKEN0 up are
+// the kill-armed ones (`kill: true`, kill.ts), told apart by one compare on the token the G
+// carries anyway.
 
 import { CANCEL_TOKENS, S_RT_CANCEL } from '../../assembly/shared/layout.js';
 import type { Views } from './values.js';
 import { reserveError } from './errors.js';
 
+/** The first kill-armed token: tasks spawned with `kill: true` carry one of [KILL_TOKEN0,
+ *  CANCEL_TOKENS), the others one of [1, KILL_TOKEN0). */
+export const KILL_TOKEN0 = CANCEL_TOKENS >>> 1;
+
 /** Main thread: hands out tokens and sets their flags. */
 export class CancelTokens {
   private readonly views: Views;
   private readonly base: number;
-  private readonly free: number[] = [];
-  private next = 1;
+  /** Released tokens of each kind (0: cooperative, 1: kill-armed), oldest first. */
+  private readonly free: [number[], number[]] = [[], []];
+  /** The next never-used token of each kind. */
+  private readonly next = [1, KILL_TOKEN0];
 
   constructor(views: Views, heap: { heapAlloc(n: number): number }) {
     this.views = views;
@@ -30,11 +39,12 @@ export class CancelTokens {
     this.base = base;
   }
 
-  /** A fresh token (its flag clear), or 0 when all are in use. */
-  take(): number {
+  /** A fresh token (its flag clear), kill-armed or not, or 0 when all of that kind are in use. */
+  take(kill: boolean): number {
+    const k = kill ? 1 : 0;
     let t: number;
-    if (this.next < CANCEL_TOKENS) t = this.next++;
-    else if (this.free.length !== 0) t = this.free.shift()!;
+    if (this.next[k] < (kill ? CANCEL_TOKENS : KILL_TOKEN0)) t = this.next[k]++;
+    else if (this.free[k].length !== 0) t = this.free[k].shift()!;
     else return 0;
     Atomics.store(this.views.u8, this.base + t, 0); // pairs with isCancelled's load: a reused token starts clear
     return t;
@@ -47,7 +57,7 @@ export class CancelTokens {
 
   /** Returns a token once its root task has settled. */
   release(t: number): void {
-    this.free.push(t);
+    this.free[t >= KILL_TOKEN0 ? 1 : 0].push(t);
   }
 }
 

@@ -11,7 +11,7 @@ import {
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, type Core } from '../core/index.js';
 import {
-  abortedError, asMemoryError, closedError, closedForceError, platformError, replacementFailedError, taskModuleMismatchError,
+  abortedError, asMemoryError, closedError, closedForceError, killReason, platformError, replacementFailedError, taskModuleMismatchError,
   timeoutError, uncaughtError, unknownTaskError, workerCrashedError, workerExitError, workerLoopError, workerStartError,
 } from './errors.js';
 import { CancelTokens, SignalWatch } from './cancel.js';
@@ -37,6 +37,7 @@ import { rootAwaited } from './join.js';
 import { longTimeout } from './timer.js';
 import { KeepAlive } from './keepalive.js';
 import { StartM } from './startm.js';
+import { Killer, type KillCause } from './kill.js';
 
 interface Deferred {
   task: RootTask<unknown>;
@@ -53,6 +54,9 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Cancel after this many ms. */
   timeout?: number;
+  /** With `timeout` or `signal`: their cancellation also terminates a thread still running the
+   *  task's code (DESIGN.md "Killing a task"). */
+  kill?: boolean;
   /** The task's class (default 'normal'); the tasks it spawns inherit it. */
   priority?: Priority;
   /** ArrayBuffers moved into the task: copied into shared memory with the arguments, then
@@ -129,6 +133,10 @@ export class Engine {
   /** Cancellation tokens (made on first use) and the clean-ups of cancellable root tasks. */
   private tokens: CancelTokens | null = null;
   private readonly cleanups = new Map<RootTask<unknown>, () => void>();
+  /** Claims the threads running a killed tree's code (made with the first kill-armed token). */
+  private killer: Killer | null = null;
+  /** Threads already being recovered (a kill and the thread's own end give one recovery). */
+  private readonly recovered = new WeakSet<object>();
   /** The one 'abort' listener of each signal given to root tasks. */
   private readonly signals = new SignalWatch();
   /** Shared buffers every worker has acknowledged (ids below this), and the delivery in flight. */
@@ -253,6 +261,7 @@ export class Engine {
             break;
           case 'stealwork:share-ack': this.onShareAck(i, msg.id); break;
           case 'stealwork:uncaught': this.uncaught(uncaughtError(i, msg.error)); break;
+          case 'stealwork:halt': if (this.killer?.halted(i, msg.token)) this.killThread(i, this.killer.cause(msg.token)); break;
         }
       });
       t.onExit((reason, error) => {
@@ -350,22 +359,32 @@ export class Engine {
    * running and the async tasks pinned to it with WorkerCrashedError, then start a new thread
    * in the same slot, which takes over its P (and so its queue) or its place on the idle list.
    */
-  private async recover(i: number, dead: ThreadHandle, reason: string, cause: unknown): Promise<void> {
-    if (this.failure !== null) return;
+  private async recover(i: number, dead: ThreadHandle, reason: string, cause: unknown, killed = false): Promise<void> {
+    if (this.failure !== null || this.recovered.has(dead)) return;
+    this.recovered.add(dead);
     await dead.terminate().catch(() => undefined); // make sure it is gone before its slot is reused
     if (this.closed) return;
     const err = workerCrashedError(i, reason, cause);
     const c = casualties(this.gs, i);
     const failed = failCasualties(this.gs, this.core, i, c, err, this.names);
     detachOrphans(this.gs, this.core, i);
+    this.killer?.reset(i);
     this.restarts++;
-    this.onThreadError?.(err, failed);
-    if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'restart', args: { M: i, P: c.p, failed } });
+    if (!killed) this.onThreadError?.(err, failed); // a kill was asked for: its task's rejection reports it
+    if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'restart', args: killed ? { M: i, P: c.p, failed, killed: 1 } : { M: i, P: c.p, failed } });
     try {
       await this.startM(i, { resumeP: c.p });
     } catch (e) {
       this.crash(replacementFailedError(i, reason, e));
     }
+  }
+
+  /** Ends M slot i's thread, claimed for a kill (kill.ts), and recovers its slot as for a
+   *  crash; `why` undefined: a leftover of a tree whose root is back. */
+  private killThread(i: number, why: KillCause | undefined): void {
+    const t = this.threads[i - 1];
+    if (t === null) return; // a claimed thread runs a task: it has not idled out
+    void this.recover(i, t, killReason(why?.task), why?.err, true);
   }
 
   /** An error thrown outside any task in a worker (DESIGN.md "Stranded callbacks"): to the
@@ -433,28 +452,33 @@ export class Engine {
    */
   private cancellable(t: RootTask<unknown>, opts: SpawnOptions): number {
     const { signal, timeout } = opts;
+    const kill = opts.kill === true;
     if (signal !== undefined && signal.aborted) {
       t.settle(false, abortedError(t.name, signal.reason, true));
       return 0;
     }
     if (this.tokens === null) { this.tokens = new CancelTokens(this.views, this.core); this.reservedBlocks++; }
-    const token = this.tokens.take();
-    if (token === 0) return 0; // every token in use: the task runs uncancellable
+    if (kill) this.killer ??= new Killer(this.views, this.nms);
+    const token = this.tokens.take(kill);
+    if (token === 0) return 0; // every token of its kind in use: the task runs uncancellable
     let stopTimer: (() => void) | undefined;
     const abort = (err: Error): void => {
-      this.tokens!.cancel(token);
+      this.tokens!.cancel(token); // first: a thread marking itself killable after this sees it (kill.ts)
+      // A kill-armed tree: end the threads running its code now (DESIGN.md "Killing a task").
+      if (kill) for (const m of this.killer!.claim(token, { task: t.name, err })) this.killThread(m, { task: t.name, err });
       for (const th of this.threads) th?.post({ type: 'stealwork:cancel', token });
       t.settle(false, err);
     };
     const unwatch = signal === undefined ? undefined
-      : this.signals.watch(signal, () => abort(abortedError(t.name, signal.reason, false)));
+      : this.signals.watch(signal, () => abort(abortedError(t.name, signal.reason, false, kill)));
     if (timeout !== undefined) {
-      stopTimer = longTimeout(() => abort(timeoutError(t.name, timeout)), timeout);
+      stopTimer = longTimeout(() => abort(timeoutError(t.name, timeout, kill)), timeout);
     }
     this.cleanups.set(t, () => {
       unwatch?.();
       stopTimer?.();
       this.tokens!.release(token);
+      if (kill) this.killer!.forget(token);
     });
     return token;
   }

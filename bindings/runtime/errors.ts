@@ -45,6 +45,9 @@ export class WorkerCrashedError extends StealworkError {
 /** A task cancelled by its AbortSignal or timeout; `reason` is the signal's reason. */
 export class AbortError extends StealworkError {
   readonly reason: unknown;
+  /** True when the task was spawned with `kill: true`: its code was stopped by force (a thread
+   *  still running it was terminated; DESIGN.md "Killing a task"). Absent otherwise. */
+  declare killed?: true;
   constructor(message: string, reason: unknown) {
     super('ERR_ABORTED', message, { cause: reason });
     this.name = 'AbortError';
@@ -161,14 +164,31 @@ export function replacementFailedError(m: number, reason: string, e: unknown): W
   return new WorkerCrashedError(`worker M${m} ${reason}, and its replacement failed to start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
 }
 
-/** A root task whose signal aborted: before it started, or while it ran. */
-export function abortedError(task: string, reason: unknown, beforeStart: boolean): AbortError {
-  return new AbortError(beforeStart ? `task '${task}' was aborted before it started` : `task '${task}' was aborted`, reason);
+/** What a kill adds to a cancellation's message. */
+const KILLED = 'killed (a thread still running its code is terminated)';
+
+/** `err`, of a task spawned with `kill: true`, says so (`killed: true`). */
+function killedError(err: AbortError, killed: boolean): AbortError {
+  if (killed) err.killed = true;
+  return err;
 }
 
-/** A root task past its `timeout`; its reason is an Error saying the same. */
-export function timeoutError(task: string, ms: number): AbortError {
-  return new AbortError(`task '${task}' timed out after ${ms} ms`, new Error(`timed out after ${ms} ms`));
+/** A root task whose signal aborted: before it started, or while it ran; `killed`: spawned
+ *  with `kill: true`. */
+export function abortedError(task: string, reason: unknown, beforeStart: boolean, killed = false): AbortError {
+  return killedError(new AbortError(beforeStart ? `task '${task}' was aborted before it started` : `task '${task}' was aborted${killed ? ` and ${KILLED}` : ''}`, reason), killed);
+}
+
+/** A root task past its `timeout`; its reason is an Error saying the same. `killed`: spawned
+ *  with `kill: true`. */
+export function timeoutError(task: string, ms: number, killed = false): AbortError {
+  return killedError(new AbortError(`task '${task}' timed out after ${ms} ms${killed ? ` and was ${KILLED}` : ''}`, new Error(`timed out after ${ms} ms`)), killed);
+}
+
+/** Why a thread a kill terminated ended (the reason in workerCrashedError's message, for the
+ *  other tasks that die with it); task undefined: a leftover of a tree whose root is back. */
+export function killReason(task: string | undefined): string {
+  return task !== undefined ? `was terminated to stop task '${task}' (kill: true)` : 'was terminated to stop a killed task\'s leftover child (kill: true)';
 }
 
 /** What close({ force: true }) rejects a task still pending with. */

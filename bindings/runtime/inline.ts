@@ -7,11 +7,12 @@
 
 import { decodeValue } from '../codec/index.js';
 import { cancelReason, TaskContext, type ContextHost } from './context.js';
-import { isCancelled } from './cancel.js';
+import { isCancelled, KILL_TOKEN0 } from './cancel.js';
 import { copyError, copyValue } from './copy.js';
 import type { GSlots } from './gslots.js';
 import { applyShape, type Shape } from './joinshape.js';
 import type { Kids } from './kids.js';
+import type { KillGuard } from './kill.js';
 import { JoinRequest, Task, TASK_FAILED, TASK_PENDING, type TaskOwner } from './task.js';
 
 export type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
@@ -21,6 +22,8 @@ export interface InlineHost extends TaskOwner, ContextHost {
   readonly gs: GSlots;
   readonly kids: Kids;
   readonly maxMemoryMB: number;
+  /** Marks the thread killable while a kill-armed tree's code runs (kill.ts). */
+  readonly guard: KillGuard;
   /** The context running synchronously now (the innermost), or null. */
   running: TaskContext | null;
   fn(id: number): TaskFn;
@@ -40,7 +43,7 @@ export function spawnInline(h: InlineHost, ctx: TaskContext, id: number, name: s
   const copies = new Array<unknown>(args.length);
   for (let i = 0; i < args.length; i++) copies[i] = copyValue(h.gs, args[i], `spawn('${name}'): argument ${i + 1}`, h.maxMemoryMB);
   const t = new Task(h, 0, 0, name);
-  const child = new TaskContext(h, ctx.g, ctx.token, cls < 0 ? ctx.cls : cls);
+  const child = new TaskContext(ctx.host, ctx.g, ctx.token, cls < 0 ? ctx.cls : cls); // ctx's host: a kill-armed tree's guards its calls
   inlineRun(h, t, child, h.fn(id), copies);
   h.kids.add(ctx, h.running, t);
   return t;
@@ -55,7 +58,7 @@ function inlineRun(h: InlineHost, t: Task<unknown>, ctx: TaskContext, fn: TaskFn
   h.running = ctx;
   let r: unknown;
   try {
-    r = fn(ctx, ...args);
+    r = ctx.token >= KILL_TOKEN0 ? h.guard.call(fn, ctx, args) : fn(ctx, ...args); // a kill-armed tree's: marked killable
   } catch (e) {
     h.running = prev;
     if (h.kids.top !== base) h.kids.end(ctx, base, false);
@@ -110,7 +113,7 @@ function inlineJoinNow(h: InlineHost, t: Task<unknown>, ctx: TaskContext, req: J
     gs.heap.heapFree(req.shape);
     args = applyShape(shape, results, 0);
   }
-  const cont = new TaskContext(h, ctx.g, ctx.token, ctx.cls); // a continuation is a new call, as in a G
+  const cont = new TaskContext(ctx.host, ctx.g, ctx.token, ctx.cls); // a continuation is a new call, as in a G
   if (ctx.controller !== null) h.unwatch(ctx);
   inlineRun(h, t, cont, h.fn(req.fn), args);
 }

@@ -18,7 +18,8 @@ import {
 } from '../../assembly/shared/layout.js';
 import { Stop, type Core } from '../core/core.js';
 import { TaskContext, cancelReason, type ContextHost } from './context.js';
-import { isCancelled } from './cancel.js';
+import { isCancelled, KILL_TOKEN0 } from './cancel.js';
+import { KillGuard } from './kill.js';
 import { LATENCY_SAMPLE, LatencyRecorder } from './latency.js';
 import { coreFaultError, unknownTaskError } from './errors.js';
 import { applyShape, type Shape } from './joinshape.js';
@@ -64,6 +65,9 @@ export interface MConfig {
    *  many Ms stay live whatever their idleness (DESIGN.md "Threads that come and go"). */
   idleTimeout: number;
   minLive: number;
+  /** Tells the main thread this thread claimed itself for the kill of tree `token` and halts
+   *  (kill.ts KillGuard.resume). */
+  killClaimed?: (token: number) => void;
 }
 
 /** AsyncFunction's constructor: fork refuses async task functions up front. */
@@ -121,6 +125,8 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
   private readonly watch = new CancelWatch();
   /** Shared buffers received so far; set by the worker's message handler. */
   sharesSeen = 0;
+  /** Marks this thread killable while it runs a kill-armed tree's own code (kill.ts). */
+  readonly guard: KillGuard;
   /** Time every G and charge it (chargeTime said the P's high budget is spent). Starts true:
    *  a thread that replaced a crashed one resumes a P whose state it has not seen. */
   private charging = true;
@@ -142,6 +148,7 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     this.parker = new Parker(this, cfg.mid, cfg.spinLimit, cfg.yieldLimit, cfg.idleTimeout);
     this.minLive = cfg.minLive;
     this.mAddr = mAddr(this.views, cfg.mid);
+    this.guard = new KillGuard(this.views, cfg.mid, this, cfg.killClaimed ?? (() => undefined));
     this.trace = this.views.u32[(this.mAddr + MR_TRACE_BUF) >>> 2] !== 0 ? new TraceWriter(this.views, this.mAddr) : null;
     this.tracing = this.trace !== null;
     const hist = this.views.u32[(this.mAddr + MR_HIST) >>> 2];
@@ -320,7 +327,8 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     const fnId = gs.fn(a);
     const fn = this.fns[fnId];
     const argc = gs.argc(a);
-    const ctx = new TaskContext(this, g, flags >>> G_TOKEN_SHIFT, flags & PRIO_MASK);
+    const token = flags >>> G_TOKEN_SHIFT;
+    const ctx = new TaskContext(token < KILL_TOKEN0 ? this : this.guard.host, g, token, flags & PRIO_MASK);
     const below = this.enter(g, a);
     // A stolen fork: its P is where the joiner looks first for work to help with (leapfrogging).
     if ((flags & GF_FORK) !== 0) Atomics.store(this.views.i32, (a + G_INDEX) >>> 2, this.p + 1); // pairs with the joiner's load in waitStolen
@@ -356,7 +364,9 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     }
     try {
       // Arguments are read (and their blocks freed) straight into the call: no array for <= 3.
-      if (nums && argc <= 3) {
+      // A kill-armed tree's: read first, then the call, marked killable (kill.ts).
+      if (token >= KILL_TOKEN0) r = this.guard.call(fn, ctx, (flags & GF_SHAPED) !== 0 ? this.shapedArgs(a) : this.allArgs(a));
+      else if (nums && argc <= 3) {
         const f64 = this.views.f64;
         const x = (a + G_ARGS) >>> 3;
         switch (argc) {
@@ -488,6 +498,13 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     void outcomes(this, req.tasks).then(({ settled }) => this.settle(g, ctx, new JoinRequest(req.fn, settled, req.shape), false));
   }
 
+  /** The arguments of the G at a, read and their blocks freed. */
+  private allArgs(a: number): unknown[] {
+    const xs: unknown[] = [];
+    this.gs.takeArgs(a, xs);
+    return xs;
+  }
+
   /** The arguments of a shaped join continuation (slot 0 its shape, then the results). */
   private shapedArgs(a: number): unknown[] {
     const xs: unknown[] = [];
@@ -520,6 +537,11 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
 
   // ---- TaskOwner: awaiting a Task spawned on this M ----------------------------------------
   awaitTask(task: Task<unknown>): Promise<unknown> {
+    if (this.guard.token !== 0) return this.guard.around(() => this.awaitTaskNow(task)); // from a kill-armed task's code (kill.ts)
+    return this.awaitTaskNow(task);
+  }
+
+  private awaitTaskNow(task: Task<unknown>): Promise<unknown> {
     if (task.g === 0) {
       // Ran inline (at capacity): settled already, or an async child still running here.
       if (task.state === TASK_OK) return Promise.resolve(task.value);
@@ -622,7 +644,7 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     const argc = u32[(a + G_ARGC) >>> 2];
     const ctx = this.running;
     const token = flags >>> G_TOKEN_SHIFT;
-    if (ctx === null || ctx.token !== token || ctx.cls !== (flags & PRIO_MASK) || (token !== 0 && isCancelled(this.views, token)) ||
+    if (ctx === null || ctx.token !== token || ctx.cls !== (flags & PRIO_MASK) || (token !== 0 && (token >= KILL_TOKEN0 || isCancelled(this.views, token))) ||
       !this.gs.numbersOnly(a, argc)) {
       this.runInlineAny(f, g, a);
       return;
@@ -710,8 +732,9 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     // unless a Fork was smuggled to another task): no context per inline run. The context names
     // no G a user can see; the M's curg says which G runs.
     const joiner = this.running;
-    const shared = joiner !== null && joiner.token === flags >>> G_TOKEN_SHIFT && joiner.cls === (flags & PRIO_MASK);
-    const ctx = shared ? joiner : new TaskContext(this, g, flags >>> G_TOKEN_SHIFT, flags & PRIO_MASK);
+    const token = flags >>> G_TOKEN_SHIFT;
+    const shared = joiner !== null && joiner.token === token && joiner.cls === (flags & PRIO_MASK);
+    const ctx = shared ? joiner : new TaskContext(token < KILL_TOKEN0 ? this : this.guard.host, g, token, flags & PRIO_MASK);
     // One that never reached the deque is still G_DEAD: it runs as G_RUNNING all the same, so
     // crash recovery sees it on the stack (a plain store: nobody else knows the G).
     if (!f.published) this.views.u32[a >>> 2] = G_RUNNING;
@@ -729,7 +752,8 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
       const outer = this.running;
       this.running = ctx;
       try {
-        switch (argc) {
+        if (token >= KILL_TOKEN0) r = this.guard.call(fn, ctx, this.allArgs(a)); // marked killable (kill.ts)
+        else switch (argc) {
           case 0: r = fn(ctx); break;
           case 1: r = fn(ctx, gs.takeArg(a, 1, 0)); break;
           case 2: { const x0 = gs.takeArg(a, 2, 0); r = fn(ctx, x0, gs.takeArg(a, 2, 1)); break; }

@@ -16,6 +16,8 @@
 //                              itself failed (code says which)
 //                    share-ack every buffer up to id is registered in this thread
 //                    uncaught  an error thrown outside any task (DESIGN.md "Stranded callbacks")
+//                    halt      the thread claimed itself for a kill and waits to be terminated
+//                              (DESIGN.md "Killing a task", step 5)
 //                    exit      the M loop ended: close, or the thread idled out (`idle`)
 
 import type { Backend } from '../core/core.js';
@@ -81,5 +83,8 @@ export interface UncaughtMessage { type: 'stealwork:uncaught'; error: ErrorDescr
  *  Otherwise the scheduler is closing. */
 export interface ExitMessage { type: 'stealwork:exit'; idle: boolean }
 
+/** `token`: the kill-armed tree whose kill the thread claimed itself for (kill.ts). */
+export interface HaltMessage { type: 'stealwork:halt'; token: number }
+
 /** What a worker sends the main thread. */
-export type FromWorker = ReadyMessage | ErrorMessage | ShareAckMessage | UncaughtMessage | ExitMessage;
+export type FromWorker = ReadyMessage | ErrorMessage | ShareAckMessage | UncaughtMessage | ExitMessage | HaltMessage;

@@ -41,9 +41,9 @@ export interface ScheduleWith<Mod> {
 
 function checkSpawnOptions(o: unknown): SpawnOptions {
   if (o === null || typeof o !== 'object') throw optionTypeError('with: options', `must be an object, got ${o === null ? 'null' : typeof o}`);
-  const { signal, timeout, priority, transfer, ...rest } = o as Record<string, unknown>;
+  const { signal, timeout, kill, priority, transfer, ...rest } = o as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length) throw unknownOptionError(`with: options.${extra[0]}`, ['signal', 'timeout', 'priority', 'transfer']);
+  if (extra.length) throw unknownOptionError(`with: options.${extra[0]}`, ['signal', 'timeout', 'kill', 'priority', 'transfer']);
   if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof (signal as AbortSignal).addEventListener !== 'function' || typeof (signal as AbortSignal).aborted !== 'boolean')) {
     throw optionTypeError('with: options.signal', `must be an AbortSignal, got ${signal === null ? 'null' : typeof signal === 'object' ? (signal as object).constructor?.name ?? 'object' : typeof signal}`);
   }
@@ -53,9 +53,16 @@ function checkSpawnOptions(o: unknown): SpawnOptions {
       throw optionRangeError('with: options.timeout', `must be a positive finite number of ms (any length: long ones chain timers), got ${String(timeout)}; leave it out for no timeout`);
     }
   }
+  if (kill !== undefined) {
+    if (typeof kill !== 'boolean') throw optionTypeError('with: options.kill', `must be a boolean, got ${kill === null ? 'null' : typeof kill}`);
+    if (kill && signal === undefined && timeout === undefined) {
+      throw optionTypeError('with: options.kill', 'needs a timeout or a signal: it says what their cancellation does to a task still running (its thread is terminated)');
+    }
+  }
   return {
     signal: signal as AbortSignal | undefined,
     timeout: timeout as number | undefined,
+    kill: kill === true,
     priority: priority === undefined ? undefined : checkPriority('with', priority),
     transfer: transfer === undefined ? undefined : checkTransfer(transfer),
   };
@@ -160,7 +167,10 @@ export class Scheduler<Mod = AnyModule> {
    * Spawning with options: `sched.with({ signal, timeout, priority }).run('fib', 30)`. Aborting
    * the signal (or the timeout firing) cancels the task and every task it spawns: one not yet
    * started never runs, a running one sees `ctx.cancelled` / `ctx.signal`, and the Task rejects
-   * at once with an AbortError (code ERR_ABORTED) whose `reason` is the signal's. `priority`
+   * at once with an AbortError (code ERR_ABORTED) whose `reason` is the signal's. With
+   * `kill: true` the cancellation also stops the task's code by force: a thread still running
+   * the code of its tree is terminated and replaced (a thread start), and the AbortError says
+   * `killed: true` (DESIGN.md "Killing a task"). `priority`
    * ('high' | 'normal' | 'low') sets the class of the task and, by inheritance, of its tree.
    * `transfer: [buf]` moves ArrayBuffers into the task: the arguments are copied into shared
    * memory (one copy, the cost of any argument), then each listed buffer is detached in the

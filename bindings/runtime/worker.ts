@@ -93,6 +93,7 @@ async function run(msg: InitMessage): Promise<void> {
     m = new M(core, new GSlots(core, views, shared), {
       mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks, maxMemoryMB: msg.maxMemoryMB, debug: msg.debug,
       restart: msg.restart, idleTimeout: msg.idleTimeout, minLive: msg.minLive,
+      killClaimed: (token) => channel.post({ type: 'stealwork:halt', token }),
     });
     m.sharesSeen = seen;
     current = m;
