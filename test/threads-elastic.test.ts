@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import Piscina from '../dist/piscina.js';
-import { schedulers, until } from './helpers/runtime.js';
+import { holdAP, schedulers, until } from './helpers/runtime.js';
 
 const start = schedulers();
 const HANG = 20_000;
@@ -46,6 +46,18 @@ describe.each(['wasm', 'js'] as const)('elastic threads (%s)', (backend) => {
     await until(() => s.stats().sched.liveThreads === 0, HANG, 'every thread ending again');
     expect(await Promise.all([s.run('add1', 1), s.run('add1', 2)])).toEqual([2, 3]);
     await Promise.all([s.close(), s.close()]);
+  });
+
+  it('the monitor still lends the spare after the spare\'s thread idled out: it starts one', async () => {
+    const s = await start(backend, 1, { minThreads: 0, idleTimeout: 0 });
+    await until(() => s.stats().sched.liveThreads === 1, HANG, 'threads idling out down to the spare\'s one');
+    const { blocker, open } = await holdAP(s); // the only P's thread blocked in a task
+    const xs = await Promise.all(Array.from({ length: 1000 }, (_, i) => s.run('add1', i)));
+    expect(xs).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1)); // all done while the blocker blocks
+    expect(s.stats().sched.handoffs).toBeGreaterThanOrEqual(1);
+    open();
+    await blocker;
+    await s.close();
   });
 
   it('options: minThreads and idleTimeout are checked eagerly', async () => {

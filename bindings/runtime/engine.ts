@@ -209,6 +209,7 @@ export class Engine {
     }
     if (opts.schedtrace > 0) e.startSchedtrace();
     e.sysmon.busy = () => e.npending !== 0 || e.deferred.length !== 0 || !e.allFinished();
+    e.sysmon.startM = () => { if (e.startm.starting === 0) e.growM(1); };
     e.stopTimers.push(() => e.sysmon.stop());
     e.stopTimers.push(() => e.startm.stop());
     e.running = true;

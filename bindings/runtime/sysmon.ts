@@ -23,7 +23,7 @@
 
 import {
   MR_CURG, MR_FINISHED, P_IDLE, P_M, P_RUNNEXT, P_SCHEDTICK, P_STATUS,
-  S_NMSPINNING, S_NPIDLE, S_RT_GIVEBACK, S_RT_NPRESERVE, S_RUNQ_SIZE, S_RUNQH_SIZE, S_RUNQL_SIZE,
+  S_NMIDLE, S_NMSPINNING, S_NPIDLE, S_RT_GIVEBACK, S_RT_NPRESERVE, S_RUNQ_SIZE, S_RUNQH_SIZE, S_RUNQL_SIZE,
   GIVEBACK_ASKED, GIVEBACK_NONE, GIVEBACK_TAKEN,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
@@ -48,6 +48,8 @@ export class Sysmon {
   /** Whether any task is in flight; when none is and no spare is out, the timer stops (the
    *  engine starts it again at the next spawn), so an idle scheduler costs no wake-ups. */
   busy: () => boolean = () => true;
+  /** Starts a thread for a loan that found no idle M (the engine's growM), when set. */
+  startM: (() => void) | null = null;
 
   constructor(private readonly views: Views, private readonly core: Core, private readonly nprocs: number,
     private readonly spares: number, private readonly afterMs: number, private readonly clock: () => number) {
@@ -131,6 +133,9 @@ export class Sysmon {
       Atomics.load(i32, S_RT_NPRESERVE >>> 2) > 0) { // pairs with the reserve's stores under sched.lock
       const p = this.core.handoff();
       if (p >= 0) { this.onEvent?.('handoff', p); return 'lent'; }
+      // No idle M to lend the spare to: the spares' threads idled out (DESIGN.md "Threads that
+      // come and go"). Start one; the next tick lends it the spare.
+      if (Atomics.load(i32, S_NMIDLE >>> 2) === 0) this.startM?.(); // pairs with the idle-M list's stores under sched.lock
     }
     return null;
   }
