@@ -180,6 +180,44 @@ describe('run', () => {
   });
 });
 
+describe('messages', () => {
+  /** Resolves with the first n 'message' events of pool, in the order they were emitted. */
+  function messages(pool: AnyPool, n: number): Promise<unknown[]> {
+    const got: unknown[] = [];
+    return new Promise((resolve) => {
+      pool.on('message', (m) => { got.push(m); if (got.length === n) resolve(got); });
+    });
+  }
+
+  test('what a task posts on parentPort is the pool\'s \'message\' event, in the order posted', async () => {
+    const [a, b] = await both(async (pool) => {
+      const seen = messages(pool, 2 * (5 + 20));
+      const posted = [await pool.run(20, { name: 'report' }), await pool.run(20, { name: 'report' })];
+      return { posted, seen: await within(seen, 20_000, 'the messages') };
+    }, { maxThreads: 1 });
+    const one = [null, 'text', 7, [1, 2], ...Array.from({ length: 21 }, (_, i) => ({ type: 'progress', done: i }))];
+    expect(a).toEqual({ posted: [25, 25], seen: [...one, ...one] });
+    expect(b).toEqual(a);
+  });
+
+  test('each thread\'s messages keep their order when several threads post', async () => {
+    const [a, b] = await both(async (pool) => {
+      const seen = messages(pool, 4 * 105);
+      await Promise.all([1, 2, 3, 4].map((tag) => pool.run({ count: 100, tag }, { name: 'report' })));
+      const all = await within(seen, 20_000, 'the messages');
+      // Threads interleave; each run's own numbers arrive 0, 1, ..., 100.
+      const byTag = new Map<number, number[]>();
+      for (const m of all) {
+        const { tag, done } = (m ?? {}) as { tag?: number; done?: number };
+        if (tag !== undefined) byTag.set(tag, [...(byTag.get(tag) ?? []), done!]);
+      }
+      return { count: all.length, inOrder: [...byTag.keys()].sort().map((t) => byTag.get(t)!.every((d, i) => d === i) && byTag.get(t)!.length) };
+    }, { maxThreads: 2 });
+    expect(a).toEqual({ count: 420, inOrder: [101, 101, 101, 101] });
+    expect(b).toEqual(a);
+  });
+});
+
 describe('moving buffers', () => {
   test('transferList detaches the caller\'s buffer, and the task sees its bytes', async () => {
     const [a, b] = await both(async (pool) => {

@@ -164,6 +164,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     resolved.thread = this.#thread;
     const shared = timingBuffer(procs + 1);
     resolved.calling = { kind: 'piscina', shared };
+    // What a task posts on parentPort is the pool's 'message' event, as piscina emits it.
+    resolved.onMessage = (message) => this.emit('message', message);
     const start = startResolved(resolved).then((sched) => {
       const started: Started = { sched, engine: engineOf(sched), reader: new TimingReader(shared, procs + 1), names: new Set(sched.taskNames), filename };
       engineOf(sched).onThreadError = (err, failed) => {

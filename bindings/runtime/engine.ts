@@ -18,7 +18,7 @@ import { CancelTokens, SignalWatch } from './cancel.js';
 import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
 import { isNode, now, platformProblem, startThread, threadOptionsProblem, type ThreadHandle } from './platform.js';
-import type { FromWorker, ToWorker } from './messages.js';
+import { isEngineMessage, type ToWorker } from './messages.js';
 import { schedtraceLines } from './schedtrace.js';
 import { allocTraceRings, exportTrace, traceClock, type MonitorEvent } from './trace.js';
 import { allocHistograms, LATENCY_SAMPLE } from './latency.js';
@@ -77,7 +77,7 @@ export class Engine {
   readonly shared: SharedRegistry;
   names: string[] = [];
   private ids = new Map<string, number>();
-  private threads: Array<ThreadHandle<ToWorker, FromWorker>> = [];
+  private threads: Array<ThreadHandle<ToWorker, unknown>> = [];
   /** Root Tasks by G id (an array: ids are dense), and how many are pending. */
   private pending: Array<RootTask<unknown> | undefined> = [];
   private npending = 0;
@@ -196,7 +196,7 @@ export class Engine {
    */
   private startM(i: number, restart: { resumeP: number } | undefined): Promise<string[]> {
     const o = this.opts;
-    const t = startThread<ToWorker, FromWorker>(WORKER_URL, `stealwork M${i}`, o.thread);
+    const t = startThread<ToWorker, unknown>(WORKER_URL, `stealwork M${i}`, o.thread);
     this.threads[i - 1] = t;
     let exitResolve!: () => void;
     this.exits[i - 1] = new Promise<void>((r) => { exitResolve = r; });
@@ -204,6 +204,8 @@ export class Engine {
     const ready = new Promise<string[]>((resolve, reject) => {
       let isReady = false;
       t.onMessage((msg) => {
+        // Not the engine's: the thread's own code posted it (messages.ts).
+        if (!isEngineMessage(msg)) { o.onMessage?.(msg); return; }
         switch (msg.type) {
           case 'stealwork:ready': isReady = true; resolve(msg.names); break;
           case 'stealwork:error':

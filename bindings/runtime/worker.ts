@@ -9,7 +9,7 @@ import { attachCore } from '../core/index.js';
 import { GSlots } from './gslots.js';
 import { M } from './m.js';
 import { catchStrayErrors, nodeWorkerData, parentChannel, trackTimers } from './platform.js';
-import type { ErrorDescription, FromWorker, InitMessage, ToWorker } from './messages.js';
+import { isEngineMessage, type ErrorDescription, type FromWorker, type InitMessage } from './messages.js';
 import { piscinaTable } from '../piscina/worker-side.js';
 import { WORKER_MARK, type WorkerMark } from '../piscina/mark.js';
 import { Views } from './values.js';
@@ -39,7 +39,7 @@ function describe(e: unknown): ErrorDescription {
   return { name: 'Error', message: String(e) };
 }
 
-const channel = parentChannel<FromWorker, ToWorker>();
+const channel = parentChannel<FromWorker, unknown>();
 // Timers are counted where the platform cannot list them (DESIGN.md "Stranded callbacks").
 trackTimers();
 let started = false;
@@ -47,7 +47,7 @@ const shared = new SharedRegistry(false);
 let current: M | null = null;
 let seen = 0;
 channel.onMessage((msg) => {
-  if (msg === null || typeof msg !== 'object') return; // not the engine's
+  if (!isEngineMessage(msg)) return; // the task module's own (it may listen on the same port)
   switch (msg.type) {
     case 'stealwork:cancel':
       current?.cancelToken(msg.token);
