@@ -13,7 +13,7 @@ import type { Engine } from '../runtime/engine.js';
 import { resolveOptions, threadOptions } from '../runtime/options.js';
 import { nodeModule } from '../runtime/platform.js';
 import { checkOptions, fillOptions, nullProto, type FilledOptions, type Options, type TaskQueue } from './options.js';
-import { RUN, TimingReader, timingBuffer, WAIT, type HistogramSummary } from './timing.js';
+import { emptySummary, RUN, TimingReader, timingBuffer, WAIT, type HistogramSummary } from './timing.js';
 import { isMovable, kQueueOptions, kTransferable, kValue, move, type Transferable } from './move.js';
 import { wallClock } from './worker-side.js';
 import { Errors, POOL_CLOSED, abortError, argumentError, noHandlerError, oneFileError } from './errors.js';
@@ -39,7 +39,9 @@ const { fileURLToPath, pathToFileURL } = nodeModule<typeof import('node:url')>('
 
 export type { Options, FilledOptions, TaskQueue, Transferable, HistogramSummary };
 
-export { AbortError, Errors } from './errors.js';
+/** The piscina release whose API this entry follows, and which test/piscina-compat.test.ts
+ *  runs beside it: what `Piscina.version` says, for code that checks piscina's version. */
+const PISCINA_VERSION = '5.3.2';
 
 /** An AbortSignal, or an EventEmitter-style one (piscina takes both). */
 export type AbortSignalAny =
@@ -195,6 +197,36 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     if (name != null && typeof name !== 'string') return Promise.reject(argumentError('name argument must be a string'));
     if (signal != null && typeof signal !== 'object') return Promise.reject(argumentError('signal argument must be an object'));
     return this.#runTask(task, (transferList ?? []) as unknown[], filename ?? this.#opts.filename, name ?? this.#opts.name, signal);
+  }
+
+  /**
+   * piscina 4's way to run a task, which piscina 5 dropped: the default export (whatever
+   * `name` the pool was given), optional arguments shifted as piscina 4 shifts them.
+   * @deprecated Use run(task, options) instead.
+   */
+  runTask(task: T, transferList?: readonly unknown[], filename?: string, signal?: AbortSignalAny): Promise<R>;
+  /** @deprecated Use run(task, options) instead. */
+  runTask(task: T, transferList?: readonly unknown[], signal?: AbortSignalAny): Promise<R>;
+  /** @deprecated Use run(task, options) instead. */
+  runTask(task: T, filename?: string, signal?: AbortSignalAny): Promise<R>;
+  /** @deprecated Use run(task, options) instead. */
+  runTask(task: T, signal?: AbortSignalAny): Promise<R>;
+  runTask(task: T, transferList?: unknown, filename?: unknown, signal?: unknown): Promise<R> {
+    // piscina 4.9.4's shifting: a string or a signal in transferList's place moves right.
+    if ((typeof transferList === 'object' && !Array.isArray(transferList)) || typeof transferList === 'string') {
+      signal = filename;
+      filename = transferList;
+      transferList = undefined;
+    }
+    if (typeof filename === 'object' && !Array.isArray(filename)) {
+      signal = filename;
+      filename = undefined;
+    }
+    if (transferList !== undefined && !Array.isArray(transferList)) return Promise.reject(argumentError('transferList argument must be an Array'));
+    if (filename !== undefined && typeof filename !== 'string') return Promise.reject(argumentError('filename argument must be a string'));
+    if (signal !== undefined && typeof signal !== 'object') return Promise.reject(argumentError('signal argument must be an object'));
+    return this.#runTask(task, (transferList ?? []) as unknown[], (filename as string | undefined) || this.#opts.filename, 'default',
+      (signal ?? null) as AbortSignalAny | null);
   }
 
   #runTask(task: unknown, transferList: unknown[], filenameIn: string | null, name: string, signal: AbortSignalAny | null): Promise<R> {
@@ -431,6 +463,21 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     return this.#histogram;
   }
 
+  /** piscina 4's `runTime`: `histogram.runTime` (null with recordTiming: false, as there). */
+  get runTime(): HistogramSummary {
+    return this.#summary(RUN);
+  }
+
+  /** piscina 4's `waitTime`: `histogram.waitTime` (null with recordTiming: false, as there). */
+  get waitTime(): HistogramSummary {
+    return this.#summary(WAIT);
+  }
+
+  #summary(kind: number): HistogramSummary {
+    if (!this.#opts.recordTiming) return null as unknown as HistogramSummary; // piscina 4 typed these any
+    return this.#started?.reader.summary(kind) ?? emptySummary();
+  }
+
   /** True in a thread started by a stealwork pool or scheduler. */
   static get isWorkerThread(): boolean {
     return workerMark() !== undefined;
@@ -439,6 +486,11 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   /** The workerData the pool was made with, in its threads. */
   static get workerData(): any {
     return workerMark()?.workerData;
+  }
+
+  /** The piscina version whose API this is (stealwork's own is in its package.json). */
+  static get version(): string {
+    return PISCINA_VERSION;
   }
 
   static get Piscina(): typeof Piscina {
@@ -472,8 +524,11 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
 
 const isWorkerThread: boolean = Piscina.isWorkerThread;
 const workerData: any = Piscina.workerData;
+const version: string = PISCINA_VERSION;
 
+// piscina's named exports, no more (the ESM bundle re-exports the CommonJS one's statics: one
+// class for both, as piscina's esm-wrapper does; rollup.config.mjs).
 export default Piscina;
 export {
-  move, isWorkerThread, workerData, kTransferable as transferableSymbol, kValue as valueSymbol, kQueueOptions as queueOptionsSymbol,
+  move, isWorkerThread, workerData, version, kTransferable as transferableSymbol, kValue as valueSymbol, kQueueOptions as queueOptionsSymbol,
 };
