@@ -18,26 +18,35 @@ import { isMovable, kQueueOptions, kTransferable, kValue, move, type Transferabl
 import { wallClock } from './worker-side.js';
 import { Errors, POOL_CLOSED, abortError, argumentError, noHandlerError, oneFileError } from './errors.js';
 import { workerMark } from './mark.js';
-
-/** The EventEmitter methods the pool has (its base is node:events' EventEmitterAsyncResource,
- *  typed here so the declarations need no Node types). */
-export interface PoolEvents {
-  on(event: string | symbol, listener: (...args: any[]) => void): this;
-  once(event: string | symbol, listener: (...args: any[]) => void): this;
-  off(event: string | symbol, listener: (...args: any[]) => void): this;
-  addListener(event: string | symbol, listener: (...args: any[]) => void): this;
-  removeListener(event: string | symbol, listener: (...args: any[]) => void): this;
-  removeAllListeners(event?: string | symbol): this;
-  emit(event: string | symbol, ...args: any[]): boolean;
-  listenerCount(event: string | symbol): number;
-  listeners(event: string | symbol): Function[];
-}
+import type { PiscinaEvents, PiscinaListener, PoolEvents } from './events.js';
 
 const EventEmitterAsyncResource = nodeModule<typeof import('node:events')>('node:events').EventEmitterAsyncResource as unknown as
   new (options: { name: string }) => PoolEvents;
 const { fileURLToPath, pathToFileURL } = nodeModule<typeof import('node:url')>('node:url');
 
-export type { Options, FilledOptions, TaskQueue, Transferable, HistogramSummary };
+export type { Options, FilledOptions, TaskQueue, Transferable, HistogramSummary, PiscinaEvents, PiscinaListener, PoolEvents };
+
+/** A task as a custom task queue holds it (piscina's PiscinaTask; the queue is unused here). */
+export interface PiscinaTask {
+  taskId: number;
+  filename: string;
+  name: string;
+  created: number;
+  isAbortable: boolean;
+}
+
+/** A pool thread (node:worker_threads' Worker at run time), typed without Node's types: the
+ *  members piscina's users reach for. */
+export interface PoolThread {
+  readonly threadId: number;
+  postMessage(value: any, transferList?: readonly any[]): void;
+  ref(): void;
+  unref(): void;
+  terminate(): Promise<number>;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
+  once(event: string | symbol, listener: (...args: any[]) => void): this;
+  off(event: string | symbol, listener: (...args: any[]) => void): this;
+}
 
 /** The piscina release whose API this entry follows, and which test/piscina-compat.test.ts
  *  runs beside it: what `Piscina.version` says, for code that checks piscina's version. */
@@ -112,6 +121,19 @@ function bridgeSignal(signal: AbortSignalAny): { signal: AbortSignal; release():
   }
   signal.once('abort', onAbort);
   return { signal: ac.signal, release: () => signal.off('abort', onAbort) };
+}
+
+// `[Symbol.dispose]` and `[Symbol.asyncDispose]` below need the symbols' types, which
+// TypeScript's default libraries lack before `esnext.disposable` (TypeScript 7's defaults
+// included): declared as lib.esnext.disposable declares them, so they merge where both are
+// present (the same as bindings/runtime/scheduler.ts does for asyncDispose).
+declare global {
+  interface SymbolConstructor {
+    /** The method `using` calls at the end of the scope (TC39 explicit resource management). */
+    readonly dispose: unique symbol;
+    /** The method `await using` calls at the end of the scope (TC39 explicit resource management). */
+    readonly asyncDispose: unique symbol;
+  }
 }
 
 /**
@@ -413,8 +435,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   }
 
   /** The worker_threads.Worker of every thread (all maxThreads of them, once started). */
-  get threads(): unknown[] {
-    return this.#started === null ? [] : engineOf(this.#started.sched).workers;
+  get threads(): PoolThread[] {
+    return this.#started === null ? [] : engineOf(this.#started.sched).workers as PoolThread[];
   }
 
   /** Threads without a task, as the in-flight count implies (the threads are not asked). */
