@@ -182,6 +182,25 @@ describe('run', () => {
     expect(results[1]).toEqual(results[0]);
   });
 
+  test('handlers hung on module.exports, and exports that are promises of handlers, as piscina finds them', async () => {
+    const file = (f: string) => new URL(`./fixtures/${f}`, import.meta.url).href;
+    const [a, b] = await both(async (pool) => Promise.all([
+      outcome(pool.run({ a: 2, b: 3 }, { filename: file('piscina-worker-hung.cjs') })),
+      outcome(pool.run({ a: 2, b: 3 }, { filename: file('piscina-worker-hung.cjs'), name: 'multiply' })),
+      outcome(pool.run({ a: 2, b: 3 }, { filename: file('piscina-worker-hung.cjs'), name: 'add' })),
+    ]), { maxThreads: 1, filename: null });
+    expect(a).toEqual([{ ok: 5 }, { ok: 6 }, { ok: 5 }]);
+    expect(b).toEqual(a);
+    for (const f of ['piscina-worker-later.cjs', 'piscina-worker-later.mjs']) {
+      const [c, d] = await both(async (pool) => Promise.all([
+        outcome(pool.run({ a: 1, b: 2 })),
+        outcome(pool.run({ a: 1, b: 2 }, { name: f.endsWith('.mjs') ? 'other' : 'default' })),
+      ]), { maxThreads: 1, filename: file(f) });
+      expect(c[0], f).toEqual({ ok: 'ready: 3' });
+      expect(d, f).toEqual(c);
+    }
+  });
+
   test('bad run options fail alike', async () => {
     const [a, b] = await both(async (pool) => Promise.all([
       outcome(pool.run(1, null)), outcome(pool.run(1, { transferList: 5 })), outcome(pool.run(1, { name: 5 })),

@@ -13,6 +13,7 @@ import { isEngineMessage, type ErrorDescription, type FromWorker, type InitMessa
 import { piscinaTable } from '../piscina/worker-side.js';
 import { WORKER_MARK, type WorkerMark } from '../piscina/mark.js';
 import { Views } from './values.js';
+import { loadTaskModule } from './load.js';
 import { SharedRegistry } from './shared-registry.js';
 import type { TaskContext } from './context.js';
 
@@ -36,7 +37,17 @@ export function taskTable(mod: Record<string, unknown>): { names: string[]; fns:
 
 function describe(e: unknown): ErrorDescription {
   if (e instanceof Error) return { name: e.name, message: e.message, stack: e.stack };
-  return { name: 'Error', message: String(e) };
+  // An error of another realm (a loader hook's thread) or an object with no prototype: String()
+  // of it may itself throw; its own name and message say more.
+  const o = e as { name?: unknown; message?: unknown; stack?: unknown } | null;
+  if (o !== null && typeof o === 'object' && typeof o.message === 'string') {
+    return { name: typeof o.name === 'string' ? o.name : 'Error', message: o.message, stack: typeof o.stack === 'string' ? o.stack : undefined };
+  }
+  try {
+    return { name: 'Error', message: String(e) };
+  } catch {
+    return { name: 'Error', message: Object.prototype.toString.call(e) };
+  }
 }
 
 const channel = parentChannel<FromWorker, unknown>();
@@ -78,13 +89,13 @@ async function run(msg: InitMessage): Promise<void> {
     (globalThis as Record<symbol, unknown>)[WORKER_MARK] = mark;
     let mod: Record<string, unknown>;
     try {
-      mod = await import(msg.tasks) as Record<string, unknown>;
+      mod = await loadTaskModule(msg.tasks);
     } catch (e) {
       const d = describe(e);
       channel.post({ type: 'stealwork:error', code: 'ERR_TASK_MODULE', error: { ...d, message: `cannot load the task module ${msg.tasks}: ${d.message}` } });
       return;
     }
-    const { names, fns } = msg.calling.kind === 'piscina' ? piscinaTable(mod, msg.calling.shared, msg.mid) : taskTable(mod);
+    const { names, fns } = msg.calling.kind === 'piscina' ? await piscinaTable(mod, msg.calling.shared, msg.mid) : taskTable(mod);
     // Errors thrown outside any task (by a callback a task left behind) are reported to the main
     // thread as the scheduler's unhandled error; the thread and its tasks go on (DESIGN.md
     // "Stranded callbacks"). The piscina entry keeps piscina's rule instead: such an error ends

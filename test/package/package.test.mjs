@@ -187,6 +187,13 @@ for (const compiler of COMPILERS) {
     assert.deepEqual(await tsc(compiler, ['-p', join('node-types', 'tsconfig.json')]), []);
   });
 
+  // TypeScript 7 no longer has the node10 resolution; 5.9 still reads typesVersions with it.
+  if (compiler.version.startsWith('5.')) {
+    test(`${ts}: moduleResolution node10 (no exports map read): stealwork/piscina finds its types`, async () => {
+      assert.deepEqual(await tsc(compiler, ['-p', 'tsconfig.node10.json']), []);
+    });
+  }
+
   test(`${ts}: a JavaScript task module typed by JSDoc, checked with checkJs`, async () => {
     assert.deepEqual(await tsc(compiler, ['-p', 'tsconfig.jsdoc.json']), []);
   });
