@@ -2,6 +2,7 @@
 // ArrayBuffers into a task (with({ transfer })).
 import { afterAll, describe, expect, test } from 'vitest';
 import { Scheduler } from '../dist/bindings/index.js';
+import { workerExecArgv } from '../dist/bindings/runtime/platform.js';
 
 const TASKS = new URL('./fixtures/thread-tasks.mjs', import.meta.url);
 const open: Scheduler[] = [];
@@ -45,6 +46,16 @@ describe('thread options', () => {
     expect(err).toMatchObject({ code: 'ERR_WORKER_CRASHED' });
     expect((err as Error).cause).toMatchObject({ code: 'ERR_WORKER_OUT_OF_MEMORY' });
     expect(await s.run('byteSum', new ArrayBuffer(3))).toEqual({ length: 3, sum: 0 });
+  });
+});
+
+describe('the execArgv a thread inherits', () => {
+  test('TypeScript loaders and require hooks pass through; only the main program\'s entry flags are dropped', () => {
+    const loaders = ['-r', 'ts-node/register', '--require=./hook.cjs', '--import', 'tsx', '--loader', 'ts-node/esm',
+      '--experimental-loader=./l.mjs', '--experimental-strip-types', '--no-warnings'];
+    // Nothing to drop: null, and the Worker inherits process.execArgv as it is.
+    expect(workerExecArgv(loaders)).toBeNull();
+    expect(workerExecArgv(['--input-type=module', ...loaders, '-e', 'code', '--print', '1'])).toEqual(loaders);
   });
 });
 

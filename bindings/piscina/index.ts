@@ -23,6 +23,8 @@ import type { PiscinaEvents, PiscinaListener, PoolEvents } from './events.js';
 const EventEmitterAsyncResource = nodeModule<typeof import('node:events')>('node:events').EventEmitterAsyncResource as unknown as
   new (options: { name: string }) => PoolEvents;
 const { fileURLToPath, pathToFileURL } = nodeModule<typeof import('node:url')>('node:url');
+const { existsSync } = nodeModule<typeof import('node:fs')>('node:fs');
+const { createRequire } = nodeModule<typeof import('node:module')>('node:module');
 
 export type { Options, FilledOptions, TaskQueue, Transferable, HistogramSummary, PiscinaEvents, PiscinaListener, PoolEvents };
 
@@ -106,8 +108,18 @@ function own(o: object, key: string): unknown {
   return Object.hasOwn(o, key) ? (o as Record<string, unknown>)[key] : undefined;
 }
 
+/** The path of a worker file, given as a path or a file: URL. A path that names no file is
+ *  resolved as piscina's `require` of it would resolve it (`resolve(__dirname, 'worker')` finds
+ *  worker.js, or worker.ts under a TypeScript require hook); one that resolves to nothing stays
+ *  as it is, and its thread reports it. */
 function toPath(filename: string): string {
-  return filename.startsWith('file:') ? fileURLToPath(new URL(filename)) : filename;
+  const path = filename.startsWith('file:') ? fileURLToPath(new URL(filename)) : filename;
+  if (existsSync(path)) return path;
+  try {
+    return createRequire(pathToFileURL(path).href).resolve(path);
+  } catch {
+    return path;
+  }
 }
 
 /** An AbortSignal for the scheduler, from either kind of signal; and how to let go of it. */
@@ -269,7 +281,7 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     }
     let transfer: ArrayBuffer[];
     try {
-      transfer = transferList.length === 0 ? [] : checkTransfer(transferList).slice();
+      transfer = transferList.length === 0 ? [] : checkTransfer(transferList, 'transferList').slice();
     } catch (e) {
       return Promise.reject(e);
     }
