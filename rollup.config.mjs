@@ -12,10 +12,11 @@
 //
 //   npm run build:dist     (after tsc: the lead's `npm run build` runs both)
 //
-// Each file stands alone (no shared chunk): a bundler that copies `worker.js` as an asset, as
-// they do for `new URL('./worker.js', import.meta.url)`, copies a worker that works. The worker
-// does not carry the Wasm bytes: it gets the compiled module from the main thread, and
-// tree-shaking drops the embedded strings it never reads.
+// Each bundle stands alone (no shared chunk; piscina.js is a wrapper, not a bundle): a bundler
+// that copies `worker.js` as an asset, as they do for `new URL('./worker.js',
+// import.meta.url)`, copies a worker that works. The worker does not carry the Wasm bytes: it
+// gets the compiled module from the main thread, and tree-shaking drops the embedded strings it
+// never reads.
 //
 // The engine finds its worker as `new URL('./worker.js', import.meta.url)`: from dist/index.js
 // that is dist/worker.js; in the CommonJS build rollup turns import.meta.url into the file URL
