@@ -49,6 +49,16 @@ describe('thread options', () => {
   });
 });
 
+describe('what a task posts on parentPort itself', () => {
+  test('is not taken for the scheduler\'s own messages, whatever it is (null included), and the scheduler goes on', async () => {
+    const s = await start({});
+    const values = [null, undefined, 'text', 7, { type: 'progress' }, { type: 42 }, [1]];
+    expect(await s.run('postRaw', ...values)).toBe(values.length);
+    expect(await Promise.all(Array.from({ length: 4 }, () => s.run('postRaw', null)))).toEqual([1, 1, 1, 1]);
+    expect(await s.run('byteSum', new Uint8Array([1, 2]).buffer)).toEqual({ length: 2, sum: 3 });
+  });
+});
+
 describe('the execArgv a thread inherits', () => {
   test('TypeScript loaders and require hooks pass through; only the main program\'s entry flags are dropped', () => {
     const loaders = ['-r', 'ts-node/register', '--require=./hook.cjs', '--import', 'tsx', '--loader', 'ts-node/esm',
