@@ -4,22 +4,26 @@
 //   dist/index.cjs    CommonJS entry for require('stealwork'): the same, as one CommonJS file
 //   dist/worker.js    ESM worker entry: every M thread runs it, whichever entry started it
 //   dist/index.d.ts   the public types in one file, and dist/index.d.cts, the same for require
-//   dist/piscina.js   stealwork/piscina, ESM: piscina's Piscina class over the scheduler (Node)
-//   dist/piscina.cjs  the same for require: module.exports is the class, as piscina's is
+//   dist/piscina.cjs  stealwork/piscina for require: piscina's Piscina class over the scheduler
+//                     (Node); module.exports is the class, as piscina's is
+//   dist/piscina.js   the same for import: a wrapper over piscina.cjs (default: the class; named:
+//                     its statics), as piscina's own esm-wrapper, so both give one class
 //   dist/piscina.d.ts its types, and dist/piscina.d.cts
 //
 //   npm run build:dist     (after tsc: the lead's `npm run build` runs both)
 //
-// Each file stands alone (no shared chunk): a bundler that copies `worker.js` as an asset, as
-// they do for `new URL('./worker.js', import.meta.url)`, copies a worker that works. The worker
-// does not carry the Wasm bytes: it gets the compiled module from the main thread, and
-// tree-shaking drops the embedded strings it never reads.
+// Each bundle stands alone (no shared chunk; piscina.js is a wrapper, not a bundle): a bundler
+// that copies `worker.js` as an asset, as they do for `new URL('./worker.js',
+// import.meta.url)`, copies a worker that works. The worker does not carry the Wasm bytes: it
+// gets the compiled module from the main thread, and tree-shaking drops the embedded strings it
+// never reads.
 //
 // The engine finds its worker as `new URL('./worker.js', import.meta.url)`: from dist/index.js
 // that is dist/worker.js; in the CommonJS build rollup turns import.meta.url into the file URL
 // of dist/index.cjs, the same folder, the same worker.
 
-import { copyFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dts } from 'rollup-plugin-dts';
 
 const from = 'dist/bindings';
@@ -37,6 +41,31 @@ function declarationsForRequire(name) {
     name: 'stealwork-declarations-for-require',
     async writeBundle() {
       await copyFile(`dist/${name}.d.ts`, `dist/${name}.d.cts`);
+    },
+  };
+}
+
+/** Writes dist/piscina.js over the CommonJS bundle just written: `import Piscina from` and
+ *  `require()` give the same class (no second copy whose instances fail an instanceof), and the
+ *  named exports are the class's statics, read from the bundle itself so none is forgotten. */
+function esmWrapper() {
+  return {
+    name: 'stealwork-piscina-esm-wrapper',
+    async writeBundle() {
+      const require = createRequire(import.meta.url);
+      const file = require.resolve('./dist/piscina.cjs');
+      delete require.cache[file];
+      const Piscina = require(file);
+      const names = Object.getOwnPropertyNames(Piscina).filter((k) => !['length', 'name', 'prototype'].includes(k)).sort();
+      const lines = [
+        '// stealwork/piscina for import: the CommonJS bundle\'s class and its statics (rollup.config.mjs).',
+        "import mod from './piscina.cjs';",
+        '',
+        'export default mod;',
+        ...names.map((k) => `export const ${k} = mod.${k};`),
+        '',
+      ];
+      await writeFile('dist/piscina.js', lines.join('\n'));
     },
   };
 }
@@ -64,13 +93,9 @@ export default [
     onwarn: strict,
   },
   {
-    input: `${from}/piscina/index.js`,
-    output: { file: 'dist/piscina.js', format: 'es', generatedCode: 'es2015' },
-    onwarn: strict,
-  },
-  {
     input: `${from}/piscina/cjs.js`,
     output: { file: 'dist/piscina.cjs', format: 'cjs', exports: 'default', generatedCode: 'es2015' },
+    plugins: [esmWrapper()],
     onwarn: strict,
   },
   {

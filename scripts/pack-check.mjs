@@ -6,7 +6,8 @@
 // - every relative link and image of README.md points at a file the package ships;
 // - package.json has no runtime dependencies, and the bundles import nothing but their own
 //   files (and node: built-ins, loaded at run time through process.getBuiltinModule);
-// - each entry carries both flavours of the Wasm core (and the worker none), each a valid module and, when
+// - each entry carries both flavours of the Wasm core (the worker and the piscina entry's ESM
+//   wrapper none), each a valid module and, when
 //   build/ holds the asc output, byte for byte the files asc wrote;
 // - prints the size, packed and unpacked, and the file count.
 
@@ -33,8 +34,9 @@ export function relativeLinks(markdown) {
     .filter((t) => t !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(t));
 }
 
-/** The bundles that embed the Wasm core, and the asc output each embedded string must equal. */
-const EMBEDDERS = ['dist/index.js', 'dist/index.cjs', 'dist/piscina.js', 'dist/piscina.cjs'];
+/** The bundles that embed the Wasm core, and the asc output each embedded string must equal.
+ *  (dist/piscina.js is a wrapper over dist/piscina.cjs, which embeds it.) */
+const EMBEDDERS = ['dist/index.js', 'dist/index.cjs', 'dist/piscina.cjs'];
 const FLAVOURS = [['RELEASE_WASM_BASE64', 'build/stealwork.wasm'], ['DEBUG_WASM_BASE64', 'build/stealwork.debug.wasm']];
 
 function kB(n) {

@@ -3,8 +3,10 @@
 // messages, events and counters. Where stealwork differs on purpose the test says so and checks
 // stealwork's documented behaviour instead (README "Switching from piscina").
 import { afterAll, describe, expect, test } from 'vitest';
-import { createRequire } from 'node:module';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Piscina as RealPiscina } from 'piscina';
+import { Piscina as Piscina4 } from 'piscina4';
 import { Piscina as OurPiscina } from '../dist/bindings/piscina/index.js';
 import { procsDefault } from '../dist/bindings/runtime/cgroup.js';
 import { within } from './helpers/runtime.js';
@@ -14,6 +16,9 @@ const WORKER_CJS = new URL('./fixtures/piscina-worker.cjs', import.meta.url).hre
 
 type AnyPool = {
   run(task: unknown, o?: unknown): Promise<any>;
+  runTask(task: unknown, ...args: unknown[]): Promise<any>;
+  runTime: any;
+  waitTime: any;
   close(o?: unknown): Promise<void>;
   destroy(): Promise<void>;
   on(ev: string, f: (...a: any[]) => void): unknown;
@@ -34,13 +39,36 @@ const IMPLS = [
   { lib: 'piscina', Pool: RealPiscina as unknown as new (o?: object) => AnyPool },
   { lib: 'stealwork/piscina', Pool: OurPiscina as unknown as new (o?: object) => AnyPool },
 ];
+/** piscina 4.9.4 (the devDependency piscina4) beside the drop-in, for piscina 4's members. */
+const IMPLS4 = [
+  { lib: 'piscina4', Pool: Piscina4 as unknown as new (o?: object) => AnyPool },
+  IMPLS[1],
+];
+
+/** What the drop-in's prototype has beyond piscina 5's: piscina 4's members (README). */
+const PISCINA4_MEMBERS = ['runTask', 'runTime', 'waitTime'];
+
+/** Sorts names as the shape fixture does: strings, then symbols' descriptions ("Symbol(...)"). */
+function byName(a: string, b: string): number {
+  return Number(a.startsWith('Symbol(')) - Number(b.startsWith('Symbol(')) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** Runs node with args from the repository root; resolves with stdout (a failure rejects). */
+function node(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { cwd: fileURLToPath(new URL('..', import.meta.url)), timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`node ${args.join(' ')}: ${err.message}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
 
 const open: AnyPool[] = [];
 afterAll(async () => { await Promise.all(open.map((p) => p.destroy())); });
 
 /** A pool of each implementation on the fixture, its worker-side library named in its env. */
-function pools(opts: Record<string, unknown> = {}): Array<{ lib: string; pool: AnyPool }> {
-  return IMPLS.map(({ lib, Pool }) => {
+function pools(opts: Record<string, unknown> = {}, impls = IMPLS): Array<{ lib: string; pool: AnyPool }> {
+  return impls.map(({ lib, Pool }) => {
     const env = { ...(opts.env as object ?? {}), PZ_LIB: lib };
     const pool = new Pool({ filename: WORKER, ...opts, env });
     open.push(pool);
@@ -59,8 +87,8 @@ async function outcome(p: Promise<unknown>): Promise<unknown> {
 }
 
 /** The same scenario on both pools; returns both outcomes for comparison. */
-async function both<T>(scenario: (pool: AnyPool, lib: string) => Promise<T>, opts: Record<string, unknown> = {}): Promise<[T, T]> {
-  const [a, b] = pools(opts);
+async function both<T>(scenario: (pool: AnyPool, lib: string) => Promise<T>, opts: Record<string, unknown> = {}, impls = IMPLS): Promise<[T, T]> {
+  const [a, b] = pools(opts, impls);
   const ra = await scenario(a.pool, a.lib);
   const rb = await scenario(b.pool, b.lib);
   await Promise.all([a.pool.destroy(), b.pool.destroy()]);
@@ -115,16 +143,14 @@ describe('constructor options', () => {
     expect(ours.isWorkerThread).toBe(false);
   });
 
-  test('the CommonJS entry is the class, with its statics, as require(\'piscina\') is', () => {
-    const require = createRequire(import.meta.url);
-    const real = require('piscina');
-    const ours = require('stealwork/piscina');
-    for (const k of ['Piscina', 'move', 'isWorkerThread', 'workerData', 'FixedQueue', 'ArrayTaskQueue', 'transferableSymbol', 'valueSymbol', 'queueOptionsSymbol']) {
-      expect(typeof ours[k], k).toBe(typeof real[k]);
-    }
-    expect(ours.Piscina).toBe(ours);
-    expect(ours.transferableSymbol).toBe(real.transferableSymbol);
-    expect(ours.valueSymbol).toBe(real.valueSymbol);
+  test('import and require give one class, with piscina\'s named exports and statics, and its version', async () => {
+    // As Node loads the bundles (dist/piscina.js and dist/piscina.cjs), in a child process each.
+    const shape = async (lib: string) => JSON.parse(await node([fileURLToPath(new URL('./fixtures/piscina-shape.mjs', import.meta.url)), lib]));
+    const real = await shape('piscina');
+    const ours = await shape('stealwork/piscina');
+    expect(real.defaultIsRequired).toBe(true);
+    // On purpose: piscina 4's members, which piscina 5 dropped, are there too (README).
+    expect(ours).toEqual({ ...real, prototype: [...real.prototype, ...PISCINA4_MEMBERS].sort(byName) });
   });
 });
 
@@ -160,6 +186,25 @@ describe('run', () => {
     expect(results[1]).toEqual(results[0]);
   });
 
+  test('handlers hung on module.exports, and exports that are promises of handlers, as piscina finds them', async () => {
+    const file = (f: string) => new URL(`./fixtures/${f}`, import.meta.url).href;
+    const [a, b] = await both(async (pool) => Promise.all([
+      outcome(pool.run({ a: 2, b: 3 }, { filename: file('piscina-worker-hung.cjs') })),
+      outcome(pool.run({ a: 2, b: 3 }, { filename: file('piscina-worker-hung.cjs'), name: 'multiply' })),
+      outcome(pool.run({ a: 2, b: 3 }, { filename: file('piscina-worker-hung.cjs'), name: 'add' })),
+    ]), { maxThreads: 1, filename: null });
+    expect(a).toEqual([{ ok: 5 }, { ok: 6 }, { ok: 5 }]);
+    expect(b).toEqual(a);
+    for (const f of ['piscina-worker-later.cjs', 'piscina-worker-later.mjs']) {
+      const [c, d] = await both(async (pool) => Promise.all([
+        outcome(pool.run({ a: 1, b: 2 })),
+        outcome(pool.run({ a: 1, b: 2 }, { name: f.endsWith('.mjs') ? 'other' : 'default' })),
+      ]), { maxThreads: 1, filename: file(f) });
+      expect(c[0], f).toEqual({ ok: 'ready: 3' });
+      expect(d, f).toEqual(c);
+    }
+  });
+
   test('bad run options fail alike', async () => {
     const [a, b] = await both(async (pool) => Promise.all([
       outcome(pool.run(1, null)), outcome(pool.run(1, { transferList: 5 })), outcome(pool.run(1, { name: 5 })),
@@ -180,6 +225,44 @@ describe('run', () => {
     const opts = { maxThreads: 1, workerData: { id: 7, list: [1, 2] }, env: { PZ_TAG: 'tagged' }, argv: ['--alpha', 'b'], execArgv: ['--no-warnings'] };
     const [a, b] = await both((pool) => outcome(pool.run(null, { name: 'env' })), opts);
     expect(a).toEqual({ ok: { isWorkerThread: true, workerData: opts.workerData, nodeWorkerData: opts.workerData, tag: 'tagged', argv: ['--alpha', 'b'], execArgv: ['--no-warnings'] } });
+    expect(b).toEqual(a);
+  });
+});
+
+describe('messages', () => {
+  /** Resolves with the first n 'message' events of pool, in the order they were emitted. */
+  function messages(pool: AnyPool, n: number): Promise<unknown[]> {
+    const got: unknown[] = [];
+    return new Promise((resolve) => {
+      pool.on('message', (m) => { got.push(m); if (got.length === n) resolve(got); });
+    });
+  }
+
+  test('what a task posts on parentPort is the pool\'s \'message\' event, in the order posted', async () => {
+    const [a, b] = await both(async (pool) => {
+      const seen = messages(pool, 2 * (5 + 20));
+      const posted = [await pool.run(20, { name: 'report' }), await pool.run(20, { name: 'report' })];
+      return { posted, seen: await within(seen, 20_000, 'the messages') };
+    }, { maxThreads: 1 });
+    const one = [null, 'text', 7, [1, 2], ...Array.from({ length: 21 }, (_, i) => ({ type: 'progress', done: i }))];
+    expect(a).toEqual({ posted: [25, 25], seen: [...one, ...one] });
+    expect(b).toEqual(a);
+  });
+
+  test('each thread\'s messages keep their order when several threads post', async () => {
+    const [a, b] = await both(async (pool) => {
+      const seen = messages(pool, 4 * 105);
+      await Promise.all([1, 2, 3, 4].map((tag) => pool.run({ count: 100, tag }, { name: 'report' })));
+      const all = await within(seen, 20_000, 'the messages');
+      // Threads interleave; each run's own numbers arrive 0, 1, ..., 100.
+      const byTag = new Map<number, number[]>();
+      for (const m of all) {
+        const { tag, done } = (m ?? {}) as { tag?: number; done?: number };
+        if (tag !== undefined) byTag.set(tag, [...(byTag.get(tag) ?? []), done!]);
+      }
+      return { count: all.length, inOrder: [...byTag.keys()].sort().map((t) => byTag.get(t)!.every((d, i) => d === i) && byTag.get(t)!.length) };
+    }, { maxThreads: 2 });
+    expect(a).toEqual({ count: 420, inOrder: [101, 101, 101, 101] });
     expect(b).toEqual(a);
   });
 });
@@ -406,5 +489,66 @@ describe('counters', () => {
     }, { maxThreads: 1, recordTiming: false });
     expect(a).toEqual([undefined, undefined, 0]);
     expect(b).toEqual(a);
+  });
+});
+
+describe('piscina 4 members (which piscina 5 renamed or dropped), beside piscina 4.9.4', () => {
+  test('useAtomics: accepted, checked with piscina 4\'s error, and shown in options', () => {
+    const [a, b] = IMPLS4.map(({ Pool }) => thrown(() => new Pool({ useAtomics: 'no' })));
+    expect(a).toEqual({ ctor: 'TypeError', message: 'options.useAtomics must be a boolean value' });
+    expect(b).toEqual(a);
+    for (const o of [{}, { useAtomics: false }, { useAtomics: true }]) {
+      const [x, y] = IMPLS4.map(({ Pool }) => {
+        const p = new Pool(o);
+        open.push(p);
+        return p.options.useAtomics;
+      });
+      expect(y, JSON.stringify(o)).toBe(x);
+    }
+  });
+
+  test('runTask(task, transferList?, filename?, signal?): the default export, arguments shifted as piscina 4 does', async () => {
+    const [a, b] = await both(async (pool) => {
+      const buf = new Uint8Array([1, 2]).buffer;
+      const ac = new AbortController();
+      ac.abort('stop');
+      return [
+        await outcome(pool.runTask(3)),
+        await outcome(pool.runTask(4, [])),
+        await outcome(pool.runTask(5, WORKER)),
+        await outcome(pool.runTask(6, [], WORKER)),
+        { aborted: ((await outcome(pool.runTask(7, ac.signal))) as { error: { name: string } }).error.name },
+        { aborted: ((await outcome(pool.runTask(8, [], ac.signal))) as { error: { name: string } }).error.name },
+        await outcome(pool.runTask(9, 10)),
+        await outcome(pool.runTask(9, [], 10 as unknown as string)),
+        { moved: [await outcome(pool.runTask(buf, [buf])), buf.byteLength] },
+      ];
+    }, { maxThreads: 1, name: 'add' }, IMPLS4); // runTask ignores the pool's name: always the default export
+    expect(a.slice(0, 6)).toEqual([{ ok: 9 }, { ok: 16 }, { ok: 25 }, { ok: 36 }, { aborted: 'AbortError' }, { aborted: 'AbortError' }]);
+    expect((a[6] as { error: { message: string } }).error.message).toBe('transferList argument must be an Array');
+    expect(b).toEqual(a);
+  });
+
+  test('runTime and waitTime: the histograms\' summaries, in milliseconds; null with recordTiming: false', async () => {
+    const [a, b] = await both(async (pool) => {
+      const before = Object.keys(pool.runTime).sort();
+      await Promise.all([1, 2, 3].map((x) => pool.run(x)));
+      await pool.run(20, { name: 'spin' });
+      const run = pool.runTime;
+      const wait = pool.waitTime;
+      return {
+        before, keys: Object.keys(run).sort(), waitKeys: Object.keys(wait).sort(), runMaxAtLeast20: run.max >= 19 && run.max < 10_000,
+        ordered: run.min <= run.p50 && run.p50 <= run.max, waitFinite: Number.isFinite(wait.mean) && wait.mean >= 0,
+      };
+    }, { maxThreads: 1 }, IMPLS4);
+    expect(a).toMatchObject({ runMaxAtLeast20: true, ordered: true, waitFinite: true });
+    expect(a.keys).toContain('p99');
+    expect(b).toEqual(a);
+    const [c, d] = await both(async (pool) => {
+      await pool.run(2);
+      return [pool.runTime, pool.waitTime];
+    }, { maxThreads: 1, recordTiming: false }, IMPLS4);
+    expect(c).toEqual([null, null]);
+    expect(d).toEqual(c);
   });
 });

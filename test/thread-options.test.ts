@@ -2,6 +2,7 @@
 // ArrayBuffers into a task (with({ transfer })).
 import { afterAll, describe, expect, test } from 'vitest';
 import { Scheduler } from '../dist/bindings/index.js';
+import { workerExecArgv } from '../dist/bindings/runtime/platform.js';
 
 const TASKS = new URL('./fixtures/thread-tasks.mjs', import.meta.url);
 const open: Scheduler[] = [];
@@ -45,6 +46,26 @@ describe('thread options', () => {
     expect(err).toMatchObject({ code: 'ERR_WORKER_CRASHED' });
     expect((err as Error).cause).toMatchObject({ code: 'ERR_WORKER_OUT_OF_MEMORY' });
     expect(await s.run('byteSum', new ArrayBuffer(3))).toEqual({ length: 3, sum: 0 });
+  });
+});
+
+describe('what a task posts on parentPort itself', () => {
+  test('is not taken for the scheduler\'s own messages, whatever it is (null included), and the scheduler goes on', async () => {
+    const s = await start({});
+    const values = [null, undefined, 'text', 7, { type: 'progress' }, { type: 42 }, [1]];
+    expect(await s.run('postRaw', ...values)).toBe(values.length);
+    expect(await Promise.all(Array.from({ length: 4 }, () => s.run('postRaw', null)))).toEqual([1, 1, 1, 1]);
+    expect(await s.run('byteSum', new Uint8Array([1, 2]).buffer)).toEqual({ length: 2, sum: 3 });
+  });
+});
+
+describe('the execArgv a thread inherits', () => {
+  test('TypeScript loaders and require hooks pass through; only the main program\'s entry flags are dropped', () => {
+    const loaders = ['-r', 'ts-node/register', '--require=./hook.cjs', '--import', 'tsx', '--loader', 'ts-node/esm',
+      '--experimental-loader=./l.mjs', '--experimental-strip-types', '--no-warnings'];
+    // Nothing to drop: null, and the Worker inherits process.execArgv as it is.
+    expect(workerExecArgv(loaders)).toBeNull();
+    expect(workerExecArgv(['--input-type=module', ...loaders, '-e', 'code', '--print', '1'])).toEqual(loaders);
   });
 });
 

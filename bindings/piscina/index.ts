@@ -13,33 +13,46 @@ import type { Engine } from '../runtime/engine.js';
 import { resolveOptions, threadOptions } from '../runtime/options.js';
 import { nodeModule } from '../runtime/platform.js';
 import { checkOptions, fillOptions, nullProto, type FilledOptions, type Options, type TaskQueue } from './options.js';
-import { RUN, TimingReader, timingBuffer, WAIT, type HistogramSummary } from './timing.js';
+import { emptySummary, RUN, TimingReader, timingBuffer, WAIT, type HistogramSummary } from './timing.js';
 import { isMovable, kQueueOptions, kTransferable, kValue, move, type Transferable } from './move.js';
 import { wallClock } from './worker-side.js';
 import { Errors, POOL_CLOSED, abortError, argumentError, noHandlerError, oneFileError } from './errors.js';
 import { workerMark } from './mark.js';
-
-/** The EventEmitter methods the pool has (its base is node:events' EventEmitterAsyncResource,
- *  typed here so the declarations need no Node types). */
-export interface PoolEvents {
-  on(event: string | symbol, listener: (...args: any[]) => void): this;
-  once(event: string | symbol, listener: (...args: any[]) => void): this;
-  off(event: string | symbol, listener: (...args: any[]) => void): this;
-  addListener(event: string | symbol, listener: (...args: any[]) => void): this;
-  removeListener(event: string | symbol, listener: (...args: any[]) => void): this;
-  removeAllListeners(event?: string | symbol): this;
-  emit(event: string | symbol, ...args: any[]): boolean;
-  listenerCount(event: string | symbol): number;
-  listeners(event: string | symbol): Function[];
-}
+import type { PiscinaEvents, PiscinaListener, PoolEvents } from './events.js';
 
 const EventEmitterAsyncResource = nodeModule<typeof import('node:events')>('node:events').EventEmitterAsyncResource as unknown as
   new (options: { name: string }) => PoolEvents;
 const { fileURLToPath, pathToFileURL } = nodeModule<typeof import('node:url')>('node:url');
+const { existsSync } = nodeModule<typeof import('node:fs')>('node:fs');
+const { createRequire } = nodeModule<typeof import('node:module')>('node:module');
 
-export type { Options, FilledOptions, TaskQueue, Transferable, HistogramSummary };
+export type { Options, FilledOptions, TaskQueue, Transferable, HistogramSummary, PiscinaEvents, PiscinaListener, PoolEvents };
 
-export { AbortError, Errors } from './errors.js';
+/** A task as a custom task queue holds it (piscina's PiscinaTask; the queue is unused here). */
+export interface PiscinaTask {
+  taskId: number;
+  filename: string;
+  name: string;
+  created: number;
+  isAbortable: boolean;
+}
+
+/** A pool thread (node:worker_threads' Worker at run time), typed without Node's types: the
+ *  members piscina's users reach for. */
+export interface PoolThread {
+  readonly threadId: number;
+  postMessage(value: any, transferList?: readonly any[]): void;
+  ref(): void;
+  unref(): void;
+  terminate(): Promise<number>;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
+  once(event: string | symbol, listener: (...args: any[]) => void): this;
+  off(event: string | symbol, listener: (...args: any[]) => void): this;
+}
+
+/** The piscina release whose API this entry follows, and which test/piscina-compat.test.ts
+ *  runs beside it: what `Piscina.version` says, for code that checks piscina's version. */
+const PISCINA_VERSION = '5.3.2';
 
 /** An AbortSignal, or an EventEmitter-style one (piscina takes both). */
 export type AbortSignalAny =
@@ -95,8 +108,18 @@ function own(o: object, key: string): unknown {
   return Object.hasOwn(o, key) ? (o as Record<string, unknown>)[key] : undefined;
 }
 
+/** The path of a worker file, given as a path or a file: URL. A path that names no file is
+ *  resolved as piscina's `require` of it would resolve it (`resolve(__dirname, 'worker')` finds
+ *  worker.js, or worker.ts under a TypeScript require hook); one that resolves to nothing stays
+ *  as it is, and its thread reports it. */
 function toPath(filename: string): string {
-  return filename.startsWith('file:') ? fileURLToPath(new URL(filename)) : filename;
+  const path = filename.startsWith('file:') ? fileURLToPath(new URL(filename)) : filename;
+  if (existsSync(path)) return path;
+  try {
+    return createRequire(pathToFileURL(path).href).resolve(path);
+  } catch {
+    return path;
+  }
 }
 
 /** An AbortSignal for the scheduler, from either kind of signal; and how to let go of it. */
@@ -110,6 +133,19 @@ function bridgeSignal(signal: AbortSignalAny): { signal: AbortSignal; release():
   }
   signal.once('abort', onAbort);
   return { signal: ac.signal, release: () => signal.off('abort', onAbort) };
+}
+
+// `[Symbol.dispose]` and `[Symbol.asyncDispose]` below need the symbols' types, which
+// TypeScript's default libraries lack before `esnext.disposable` (TypeScript 7's defaults
+// included): declared as lib.esnext.disposable declares them, so they merge where both are
+// present (the same as bindings/runtime/scheduler.ts does for asyncDispose).
+declare global {
+  interface SymbolConstructor {
+    /** The method `using` calls at the end of the scope (TC39 explicit resource management). */
+    readonly dispose: unique symbol;
+    /** The method `await using` calls at the end of the scope (TC39 explicit resource management). */
+    readonly asyncDispose: unique symbol;
+  }
 }
 
 /**
@@ -170,6 +206,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     resolved.thread = this.#thread;
     const shared = timingBuffer(procs + 1);
     resolved.calling = { kind: 'piscina', shared };
+    // What a task posts on parentPort is the pool's 'message' event, as piscina emits it.
+    resolved.onMessage = (message) => this.emit('message', message);
     const start = startResolved(resolved).then((sched) => {
       const started: Started = { sched, engine: engineOf(sched), reader: new TimingReader(shared, procs + 1), names: new Set(sched.taskNames), filename };
       engineOf(sched).onThreadError = (err, failed) => {
@@ -201,6 +239,36 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     return this.#runTask(task, (transferList ?? []) as unknown[], filename ?? this.#opts.filename, name ?? this.#opts.name, signal);
   }
 
+  /**
+   * piscina 4's way to run a task, which piscina 5 dropped: the default export (whatever
+   * `name` the pool was given), optional arguments shifted as piscina 4 shifts them.
+   * @deprecated Use run(task, options) instead.
+   */
+  runTask(task: T, transferList?: readonly unknown[], filename?: string, signal?: AbortSignalAny): Promise<R>;
+  /** @deprecated Use run(task, options) instead. */
+  runTask(task: T, transferList?: readonly unknown[], signal?: AbortSignalAny): Promise<R>;
+  /** @deprecated Use run(task, options) instead. */
+  runTask(task: T, filename?: string, signal?: AbortSignalAny): Promise<R>;
+  /** @deprecated Use run(task, options) instead. */
+  runTask(task: T, signal?: AbortSignalAny): Promise<R>;
+  runTask(task: T, transferList?: unknown, filename?: unknown, signal?: unknown): Promise<R> {
+    // piscina 4.9.4's shifting: a string or a signal in transferList's place moves right.
+    if ((typeof transferList === 'object' && !Array.isArray(transferList)) || typeof transferList === 'string') {
+      signal = filename;
+      filename = transferList;
+      transferList = undefined;
+    }
+    if (typeof filename === 'object' && !Array.isArray(filename)) {
+      signal = filename;
+      filename = undefined;
+    }
+    if (transferList !== undefined && !Array.isArray(transferList)) return Promise.reject(argumentError('transferList argument must be an Array'));
+    if (filename !== undefined && typeof filename !== 'string') return Promise.reject(argumentError('filename argument must be a string'));
+    if (signal !== undefined && typeof signal !== 'object') return Promise.reject(argumentError('signal argument must be an object'));
+    return this.#runTask(task, (transferList ?? []) as unknown[], (filename as string | undefined) || this.#opts.filename, 'default',
+      (signal ?? null) as AbortSignalAny | null);
+  }
+
   #runTask(task: unknown, transferList: unknown[], filenameIn: string | null, name: string, signal: AbortSignalAny | null): Promise<R> {
     if (typeof filenameIn !== 'string') return Promise.reject(Errors.FilenameNotProvided());
     const filename = filenameIn === this.#rawFilename ? this.#filename! : toPath(filenameIn); // a URL parse per run costs 8%
@@ -219,7 +287,7 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     }
     let transfer: ArrayBuffer[];
     try {
-      transfer = transferList.length === 0 ? [] : checkTransfer(transferList).slice();
+      transfer = transferList.length === 0 ? [] : checkTransfer(transferList, 'transferList').slice();
     } catch (e) {
       return Promise.reject(e);
     }
@@ -390,8 +458,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
 
   /** The worker_threads.Worker of every live thread: minThreads at the start, up to maxThreads
    *  while tasks wait, back down after idleTimeout. */
-  get threads(): unknown[] {
-    return this.#started === null ? [] : engineOf(this.#started.sched).workers;
+  get threads(): PoolThread[] {
+    return this.#started === null ? [] : engineOf(this.#started.sched).workers as PoolThread[];
   }
 
   /** Threads without a task, as the in-flight count implies (the threads are not asked). */
@@ -440,6 +508,21 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     return this.#histogram;
   }
 
+  /** piscina 4's `runTime`: `histogram.runTime` (null with recordTiming: false, as there). */
+  get runTime(): HistogramSummary {
+    return this.#summary(RUN);
+  }
+
+  /** piscina 4's `waitTime`: `histogram.waitTime` (null with recordTiming: false, as there). */
+  get waitTime(): HistogramSummary {
+    return this.#summary(WAIT);
+  }
+
+  #summary(kind: number): HistogramSummary {
+    if (!this.#opts.recordTiming) return null as unknown as HistogramSummary; // piscina 4 typed these any
+    return this.#started?.reader.summary(kind) ?? emptySummary();
+  }
+
   /** True in a thread started by a stealwork pool or scheduler. */
   static get isWorkerThread(): boolean {
     return workerMark() !== undefined;
@@ -448,6 +531,11 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   /** The workerData the pool was made with, in its threads. */
   static get workerData(): any {
     return workerMark()?.workerData;
+  }
+
+  /** The piscina version whose API this is (stealwork's own is in its package.json). */
+  static get version(): string {
+    return PISCINA_VERSION;
   }
 
   static get Piscina(): typeof Piscina {
@@ -481,8 +569,11 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
 
 const isWorkerThread: boolean = Piscina.isWorkerThread;
 const workerData: any = Piscina.workerData;
+const version: string = PISCINA_VERSION;
 
+// piscina's named exports, no more (the ESM bundle re-exports the CommonJS one's statics: one
+// class for both, as piscina's esm-wrapper does; rollup.config.mjs).
 export default Piscina;
 export {
-  move, isWorkerThread, workerData, kTransferable as transferableSymbol, kValue as valueSymbol, kQueueOptions as queueOptionsSymbol,
+  move, isWorkerThread, workerData, version, kTransferable as transferableSymbol, kValue as valueSymbol, kQueueOptions as queueOptionsSymbol,
 };

@@ -1,5 +1,6 @@
 // piscina's constructor options: its defaults, and its checks with its messages and classes,
-// in its order (piscina 5.3.2, src/index.ts), so a bad value fails here as it fails there. One
+// in its order (piscina 5.3.2, src/index.ts), so a bad value fails here as it fails there; and
+// piscina 4's `useAtomics`, which 5 renamed `atomics`, with 4's check (piscina 4.9.4). One
 // difference: the thread defaults count the CPUs as the scheduler's procs default does, lowered
 // to a container's CPU limit (DESIGN.md "Default procs"), where piscina counts every CPU.
 
@@ -25,6 +26,8 @@ export interface Options {
   concurrentTasksPerWorker?: number;
   /** No-op: stealwork's threads wait on their own futex words. */
   atomics?: 'sync' | 'async' | 'disabled';
+  /** piscina 4's name for `atomics` (`false` is `'disabled'`); a no-op as that is. */
+  useAtomics?: boolean;
   resourceLimits?: ResourceLimits;
   argv?: string[];
   execArgv?: string[];
@@ -56,6 +59,9 @@ export interface FilledOptions extends Options {
   concurrentTasksPerWorker: number;
   closeTimeout: number;
   recordTiming: boolean;
+  atomics: 'sync' | 'async' | 'disabled';
+  /** piscina 4's view of `atomics`: false when it is 'disabled'. */
+  useAtomics: boolean;
 }
 
 export function isTaskQueue(q: unknown): q is TaskQueue {
@@ -95,6 +101,9 @@ export function checkOptions(opts: Options): void {
   if (opts.atomics != null && (typeof opts.atomics !== 'string' || !['sync', 'async', 'disabled'].includes(opts.atomics))) {
     throw argumentError('options.atomics should be a value of sync, sync or disabled.'); // piscina's words
   }
+  if (opts.useAtomics !== undefined && typeof opts.useAtomics !== 'boolean') {
+    throw argumentError('options.useAtomics must be a boolean value'); // piscina 4's words
+  }
   if (opts.resourceLimits !== undefined && (typeof opts.resourceLimits !== 'object' || opts.resourceLimits === null)) {
     throw argumentError('options.resourceLimits must be an object');
   }
@@ -131,5 +140,8 @@ export function fillOptions(opts: Options): FilledOptions {
   if (opts.maxThreads !== undefined && f.minThreads >= opts.maxThreads) f.minThreads = opts.maxThreads;
   if (opts.minThreads !== undefined && f.maxThreads <= opts.minThreads) f.maxThreads = opts.minThreads;
   f.maxQueue = opts.maxQueue === 'auto' ? f.maxThreads ** 2 : (opts.maxQueue ?? Infinity);
+  // piscina 4's useAtomics and 5's atomics say one thing: `atomics` wins when both are given.
+  if (opts.atomics == null && opts.useAtomics !== undefined) f.atomics = opts.useAtomics ? 'sync' : 'disabled';
+  f.useAtomics = f.atomics !== 'disabled';
   return f;
 }

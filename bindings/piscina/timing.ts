@@ -102,6 +102,14 @@ const PERCENTILES: Array<[keyof HistogramSummary, number]> = [
   ['p75', 75], ['p90', 90], ['p97_5', 97.5], ['p99', 99], ['p99_9', 99.9], ['p99_99', 99.99], ['p99_999', 99.999],
 ];
 
+/** The summary of no samples: the figures node's createHistogram() gives before its first
+ *  record (piscina's, for a pool that has run nothing). */
+export function emptySummary(): HistogramSummary {
+  const s = { average: NaN, mean: NaN, stddev: NaN, min: 9223372036854776, max: 0 } as HistogramSummary;
+  for (const [k] of PERCENTILES) s[k] = 0;
+  return s;
+}
+
 /** Reads and resets the figures. Main thread. */
 export class TimingReader {
   private readonly i32: Int32Array;
@@ -160,13 +168,8 @@ export class TimingReader {
       max = Math.max(max, f[(base + F_MAX) >>> 3]);
       for (let b = 0; b < BUCKETS; b++) merged[b] += Atomics.load(this.u32, ((base + F_BUCKETS) >>> 2) + b); // pairs with record's add
     }
+    if (count === 0) return emptySummary();
     const s = {} as HistogramSummary;
-    if (count === 0) {
-      // node's createHistogram() before its first record
-      Object.assign(s, { average: NaN, mean: NaN, stddev: NaN, min: 9223372036854776, max: 0 });
-      for (const [k] of PERCENTILES) s[k] = 0;
-      return s;
-    }
     const mean = sum / count;
     const stddev = Math.sqrt(Math.max(0, sumsq / count - mean * mean));
     s.average = s.mean = mean / 1000;

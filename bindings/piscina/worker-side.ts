@@ -52,10 +52,30 @@ function wrap(fn: Handler, rec: TimingRecorder): Wrapped {
   };
 }
 
-/** The task table of a piscina worker file: its exported functions (`default` included), by
- *  sorted name, each wrapped. */
-export function piscinaTable(mod: Record<string, unknown>, shared: SharedArrayBuffer, mid: number): { names: string[]; fns: Wrapped[] } {
+function isHandlerSource(v: unknown): v is Record<string, unknown> {
+  return v !== null && (typeof v === 'object' || typeof v === 'function');
+}
+
+/**
+ * The task table of a piscina worker file, by sorted name, each function wrapped. Its handlers
+ * are found where piscina looks for them: every exported function (`default` included), after
+ * awaiting an export that is a promise (piscina's "Delaying Availability of Workers": `module.
+ * exports = init()`); and the functions hung on the default export (`module.exports = add;
+ * add.multiply = multiply`), which piscina reaches through `require` but `import()` of CommonJS
+ * does not list. A named export wins over a default's property of the same name.
+ */
+export async function piscinaTable(mod: Record<string, unknown>, shared: SharedArrayBuffer, mid: number): Promise<{ names: string[]; fns: Wrapped[] }> {
   const rec = new TimingRecorder(shared, mid);
-  const names = Object.keys(mod).filter((k) => typeof mod[k] === 'function').sort();
-  return { names, fns: names.map((n) => wrap(mod[n] as Handler, rec)) };
+  const handlers = new Map<string, Handler>();
+  const exported: Array<[string, unknown]> = [];
+  for (const k of Object.keys(mod)) exported.push([k, isThenable(mod[k]) ? await mod[k] : mod[k]]);
+  for (const [k, v] of exported) if (typeof v === 'function') handlers.set(k, v as Handler);
+  const def = exported.find(([k]) => k === 'default')?.[1];
+  if (isHandlerSource(def)) {
+    for (const k of Object.keys(def)) {
+      if (k !== 'default' && !handlers.has(k) && typeof def[k] === 'function') handlers.set(k, def[k] as Handler);
+    }
+  }
+  const names = [...handlers.keys()].sort();
+  return { names, fns: names.map((n) => wrap(handlers.get(n)!, rec)) };
 }

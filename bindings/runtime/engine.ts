@@ -18,7 +18,7 @@ import { CancelTokens, SignalWatch } from './cancel.js';
 import { GSlots } from './gslots.js';
 import type { ResolvedOptions } from './options.js';
 import { isNode, now, platformProblem, startThread, threadOptionsProblem, unrefTimer, type ThreadHandle } from './platform.js';
-import type { FromWorker, ToWorker } from './messages.js';
+import { isEngineMessage, type ToWorker } from './messages.js';
 import { schedtraceLines } from './schedtrace.js';
 import { allocTraceRings, exportTrace, traceClock, type MonitorEvent } from './trace.js';
 import { allocHistograms, LATENCY_SAMPLE } from './latency.js';
@@ -85,7 +85,7 @@ export class Engine {
   private ids = new Map<string, number>();
   /** Each worker M slot's thread (slot i at i - 1); null while the slot has none (not started,
    *  or idled out: DESIGN.md "Threads that come and go"). */
-  private threads: Array<ThreadHandle<ToWorker, FromWorker> | null> = [];
+  private threads: Array<ThreadHandle<ToWorker, unknown> | null> = [];
   /** Root Tasks by G id (an array: ids are dense), and how many are pending. */
   private pending: Array<RootTask<unknown> | undefined> = [];
   private npending = 0;
@@ -239,7 +239,7 @@ export class Engine {
    */
   private startM(i: number, restart: { resumeP: number } | undefined): Promise<string[]> {
     const o = this.opts;
-    const t = startThread<ToWorker, FromWorker>(WORKER_URL, `stealwork M${i}`, o.thread);
+    const t = startThread<ToWorker, unknown>(WORKER_URL, `stealwork M${i}`, o.thread);
     this.threads[i - 1] = t;
     this.alive.adopt(t);
     let exitResolve!: () => void;
@@ -248,6 +248,8 @@ export class Engine {
     const ready = new Promise<string[]>((resolve, reject) => {
       let isReady = false;
       t.onMessage((msg) => {
+        // Not the engine's: the thread's own code posted it (messages.ts).
+        if (!isEngineMessage(msg)) { o.onMessage?.(msg); return; }
         switch (msg.type) {
           case 'stealwork:ready': isReady = true; resolve(msg.names); break;
           case 'stealwork:error':
@@ -346,7 +348,7 @@ export class Engine {
   /** M slot i's thread left the scheduler after idleTimeout (mExit): it ends, and the slot is
    *  free for a thread started later. A share delivery waiting for its acknowledgement does not
    *  wait any longer: a thread started in the slot gets every buffer before its init. */
-  private idledOut(i: number, t: ThreadHandle<ToWorker, FromWorker>): void {
+  private idledOut(i: number, t: ThreadHandle<ToWorker, unknown>): void {
     if (this.threads[i - 1] !== t || this.closed) return;
     this.threads[i - 1] = null;
     this.threadExits++;

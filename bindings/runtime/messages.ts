@@ -19,6 +19,11 @@
 //                    halt      the thread claimed itself for a kill and waits to be terminated
 //                              (DESIGN.md "Killing a task", step 5)
 //                    exit      the M loop ended: close, or the thread idled out (`idle`)
+//
+// The worker's port is the task module's too: what a task posts there itself (a piscina
+// worker's progress messages, say) is not the engine's. `isEngineMessage` tells them apart by
+// the reserved 'stealwork:' prefix of `type`; the engine hands everything else to the
+// `onMessage` hook (options.ts), in the order each thread posted it.
 
 import type { Backend } from '../core/core.js';
 import type { TaskCalling } from './options.js';
@@ -88,3 +93,15 @@ export interface HaltMessage { type: 'stealwork:halt'; token: number }
 
 /** What a worker sends the main thread. */
 export type FromWorker = ReadyMessage | ErrorMessage | ShareAckMessage | UncaughtMessage | ExitMessage | HaltMessage;
+
+/** The prefix of every engine message's `type`: reserved, a task module's own messages must
+ *  not use it. */
+export const MESSAGE_PREFIX = 'stealwork:';
+
+/** True for the engine's own messages (either direction); false for what a task module posted
+ *  on the same port (any value: null, a string, an object of its own). Any thread. */
+export function isEngineMessage(msg: unknown): msg is FromWorker | ToWorker {
+  if (msg === null || typeof msg !== 'object') return false;
+  const type = (msg as { type?: unknown }).type;
+  return typeof type === 'string' && type.startsWith(MESSAGE_PREFIX);
+}

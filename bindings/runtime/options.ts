@@ -154,6 +154,10 @@ export interface ResolvedOptions {
   thread: ThreadOptions;
   /** Internal: set by the stealwork/piscina entry, never by an option. */
   calling: TaskCalling;
+  /** Internal (the stealwork/piscina entry sets it for its 'message' event): told of every
+   *  message a thread's own code posted to the main thread (messages.ts isEngineMessage), in
+   *  each thread's order. Null: such messages are dropped. */
+  onMessage: ((message: unknown) => void) | null;
 }
 
 export function defaults(): Omit<ResolvedOptions, 'tasks'> {
@@ -190,6 +194,7 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     traceEvents: 1 << 16,
     thread: {},
     calling: { kind: 'context' },
+    onMessage: null,
   };
 }
 

@@ -68,16 +68,17 @@ function checkSpawnOptions(o: unknown): SpawnOptions {
   };
 }
 
-/** A transfer list: distinct ArrayBuffers, none detached (postMessage's DataCloneError cases). */
-export function checkTransfer(transfer: unknown): ArrayBuffer[] {
-  if (!Array.isArray(transfer)) throw optionTypeError('with: options.transfer', `must be an array of ArrayBuffers, got ${typeof transfer}`);
+/** A transfer list: distinct ArrayBuffers, none detached (postMessage's DataCloneError cases).
+ *  `name` is the list's name in the errors (the piscina entry's is `transferList`). */
+export function checkTransfer(transfer: unknown, name = 'with: options.transfer'): ArrayBuffer[] {
+  if (!Array.isArray(transfer)) throw optionTypeError(name, `must be an array of ArrayBuffers, got ${typeof transfer}`);
   transfer.forEach((b, i) => {
     if (!(b instanceof ArrayBuffer)) {
       const what = b === null ? 'null' : typeof b === 'object' ? (b as object).constructor?.name ?? 'object' : typeof b;
-      throw optionTypeError(`with: options.transfer[${i}]`, `must be an ArrayBuffer (shared memory holds the copy; a ${what} cannot move there), got ${what}`);
+      throw optionTypeError(`${name}[${i}]`, `must be an ArrayBuffer (shared memory holds the copy; a ${what} cannot move there), got ${what}`);
     }
-    if ((b as { detached?: boolean }).detached === true) throw optionTypeError(`with: options.transfer[${i}]`, 'is already detached');
-    if (transfer.indexOf(b) !== i) throw optionTypeError(`with: options.transfer[${i}]`, 'appears twice in the list');
+    if ((b as { detached?: boolean }).detached === true) throw optionTypeError(`${name}[${i}]`, 'is already detached');
+    if (transfer.indexOf(b) !== i) throw optionTypeError(`${name}[${i}]`, 'appears twice in the list');
   });
   return transfer as ArrayBuffer[];
 }

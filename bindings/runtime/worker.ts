@@ -9,10 +9,11 @@ import { attachCore } from '../core/index.js';
 import { GSlots } from './gslots.js';
 import { M } from './m.js';
 import { catchStrayErrors, nodeWorkerData, parentChannel, trackTimers } from './platform.js';
-import type { ErrorDescription, FromWorker, InitMessage, ToWorker } from './messages.js';
+import { isEngineMessage, type ErrorDescription, type FromWorker, type InitMessage } from './messages.js';
 import { piscinaTable } from '../piscina/worker-side.js';
 import { WORKER_MARK, type WorkerMark } from '../piscina/mark.js';
 import { Views } from './values.js';
+import { loadTaskModule } from './load.js';
 import { SharedRegistry } from './shared-registry.js';
 import type { TaskContext } from './context.js';
 
@@ -36,10 +37,20 @@ export function taskTable(mod: Record<string, unknown>): { names: string[]; fns:
 
 function describe(e: unknown): ErrorDescription {
   if (e instanceof Error) return { name: e.name, message: e.message, stack: e.stack };
-  return { name: 'Error', message: String(e) };
+  // An error of another realm (a loader hook's thread) or an object with no prototype: String()
+  // of it may itself throw; its own name and message say more.
+  const o = e as { name?: unknown; message?: unknown; stack?: unknown } | null;
+  if (o !== null && typeof o === 'object' && typeof o.message === 'string') {
+    return { name: typeof o.name === 'string' ? o.name : 'Error', message: o.message, stack: typeof o.stack === 'string' ? o.stack : undefined };
+  }
+  try {
+    return { name: 'Error', message: String(e) };
+  } catch {
+    return { name: 'Error', message: Object.prototype.toString.call(e) };
+  }
 }
 
-const channel = parentChannel<FromWorker, ToWorker>();
+const channel = parentChannel<FromWorker, unknown>();
 // Timers are counted where the platform cannot list them (DESIGN.md "Stranded callbacks").
 trackTimers();
 let started = false;
@@ -47,7 +58,7 @@ const shared = new SharedRegistry(false);
 let current: M | null = null;
 let seen = 0;
 channel.onMessage((msg) => {
-  if (msg === null || typeof msg !== 'object') return; // not the engine's
+  if (!isEngineMessage(msg)) return; // the task module's own (it may listen on the same port)
   switch (msg.type) {
     case 'stealwork:cancel':
       current?.cancelToken(msg.token);
@@ -78,13 +89,13 @@ async function run(msg: InitMessage): Promise<void> {
     (globalThis as Record<symbol, unknown>)[WORKER_MARK] = mark;
     let mod: Record<string, unknown>;
     try {
-      mod = await import(msg.tasks) as Record<string, unknown>;
+      mod = await loadTaskModule(msg.tasks);
     } catch (e) {
       const d = describe(e);
       channel.post({ type: 'stealwork:error', code: 'ERR_TASK_MODULE', error: { ...d, message: `cannot load the task module ${msg.tasks}: ${d.message}` } });
       return;
     }
-    const { names, fns } = msg.calling.kind === 'piscina' ? piscinaTable(mod, msg.calling.shared, msg.mid) : taskTable(mod);
+    const { names, fns } = msg.calling.kind === 'piscina' ? await piscinaTable(mod, msg.calling.shared, msg.mid) : taskTable(mod);
     // Errors thrown outside any task (by a callback a task left behind) are reported to the main
     // thread as the scheduler's unhandled error; the thread and its tasks go on (DESIGN.md
     // "Stranded callbacks"). The piscina entry keeps piscina's rule instead: such an error ends

@@ -2,7 +2,8 @@
 // folder outside the repository, then run a fork-join there from ESM and CommonJS in Node, from
 // Deno with an npm: specifier and with a plain path, from Bun (both ways) where its binary is
 // installed, and compile typed consumers with TypeScript 5.9 and 7 (correct calls pass, on the
-// default libraries too, and from JSDoc-typed JavaScript; wrong ones fail).
+// default libraries too, and from JSDoc-typed JavaScript; wrong ones fail; a piscina program's
+// TypeScript both without @types/node and, in node-types/, with it).
 //
 //   npm run test:package        (after npm run build)
 //
@@ -13,7 +14,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -69,6 +70,9 @@ before(async () => {
   cpSync(fixture, app, { recursive: true });
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'stealwork-consumer', private: true, type: 'module' }, null, 2));
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', join(work, packed.filename)], { cwd: app });
+  // Only node-types/ sees @types/node (the repository's copy): the consumers above it have none.
+  mkdirSync(join(app, 'node-types', 'node_modules', '@types'), { recursive: true });
+  symlinkSync(join(root, 'node_modules', '@types', 'node'), join(app, 'node-types', 'node_modules', '@types', 'node'), 'dir');
 });
 
 after(() => {
@@ -178,6 +182,17 @@ for (const compiler of COMPILERS) {
   test(`${ts}: default libraries, no @types/node, strict, lib check on: a join's result is its function's`, async () => {
     assert.deepEqual(await tsc(compiler, ['-p', 'tsconfig.defaults.json']), []);
   });
+
+  test(`${ts}: a piscina program with @types/node: the pool is an EventEmitter to once() and on(), piscina 4 members too`, async () => {
+    assert.deepEqual(await tsc(compiler, ['-p', join('node-types', 'tsconfig.json')]), []);
+  });
+
+  // TypeScript 7 no longer has the node10 resolution; 5.9 still reads typesVersions with it.
+  if (compiler.version.startsWith('5.')) {
+    test(`${ts}: moduleResolution node10 (no exports map read): stealwork/piscina finds its types`, async () => {
+      assert.deepEqual(await tsc(compiler, ['-p', 'tsconfig.node10.json']), []);
+    });
+  }
 
   test(`${ts}: a JavaScript task module typed by JSDoc, checked with checkJs`, async () => {
     assert.deepEqual(await tsc(compiler, ['-p', 'tsconfig.jsdoc.json']), []);
