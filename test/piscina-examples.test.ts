@@ -6,10 +6,11 @@
 //
 // Where stealwork differs on purpose (README "Switching from piscina"), the example says what
 // stealwork prints instead, and the difference is the README's.
-import { afterAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { programFolder, ROOT, runProgram, shown } from './helpers/programs.js';
+import { ENGINES, prepare } from './engines/engines.mjs';
 
 const EXAMPLES = join(ROOT, 'test', 'fixtures', 'piscina-examples');
 
@@ -78,16 +79,25 @@ function folder(e: Example, lib: 'piscina' | 'stealwork/piscina'): string {
 
 const DEADLINE = 90_000;
 
+/** Node 20, 22 and 24 (test/engines/engines.mjs brings the 22 and 24 binaries from the npm
+ *  registry on first use): every example runs on each. */
+const NODE_ENGINES: Array<{ version: string }> = ENGINES.filter((e: { kind: string }) => e.kind === 'node');
+const bins = new Map<string, string>();
+beforeAll(async () => {
+  for (const engine of NODE_ENGINES) bins.set(engine.version, (await prepare(engine)).command('')[0]);
+}, 900_000);
+
 test('every example folder is run here', () => {
   const dirs = readdirSync(EXAMPLES, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
   expect(EXAMPLES_RUN.map((e) => e.name).sort()).toEqual(dirs);
 });
 
-for (const e of EXAMPLES_RUN) {
-  test(`${e.name}: ${e.differs ? `piscina's output, and stealwork/piscina's on purpose (${e.differs.why})` : 'the same under piscina and stealwork/piscina'}`, async () => {
+for (const e of EXAMPLES_RUN) for (const { version } of NODE_ENGINES) {
+  test(`${e.name}, Node ${version}: ${e.differs ? `piscina's output, and stealwork/piscina's on purpose (${e.differs.why})` : 'the same under piscina and stealwork/piscina'}`, async () => {
+    const node = bins.get(version)!;
     const [real, ours] = await Promise.all([
-      runProgram(process.execPath, e.args, folder(e, 'piscina'), DEADLINE),
-      runProgram(process.execPath, e.args, folder(e, 'stealwork/piscina'), DEADLINE),
+      runProgram(node, e.args, folder(e, 'piscina'), DEADLINE),
+      runProgram(node, e.args, folder(e, 'stealwork/piscina'), DEADLINE),
     ]);
     expect(shown(real), `piscina itself: ${real.stderr}`).toEqual({ code: 0, stdout: e.prints });
     if (e.differs) expect(shown(ours), ours.stderr).toEqual({ code: 0, stdout: e.differs.prints });
