@@ -14,7 +14,7 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     const s = await start(backend, 1, { spareThreads: 0 });
     const n = 40;
     const sab = new SharedArrayBuffer(4 * (1 + 3 * n));
-    const { blocker, open: release } = await holdAP(s);
+    const { blocker, open: release } = await holdAP(s, sab);
     const all: Promise<unknown>[] = [];
     for (let i = 0; i < n; i++) {
       all.push(s.with({ priority: 'low' }).run('stampOrder', sab, LOW));
@@ -49,7 +49,7 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     const s = await start(backend, 1, { spareThreads: 0 });
     const highs = 200, normals = 16;
     const sab = new SharedArrayBuffer(4 * (1 + highs + normals));
-    const { blocker, open: release } = await holdAP(s);
+    const { blocker, open: release } = await holdAP(s, sab);
     const all: Promise<unknown>[] = [];
     for (let i = 0; i < normals; i++) all.push(s.run('stampOrder', sab, NORMAL));
     for (let i = 0; i < highs; i++) all.push(s.with({ priority: 'high' }).run('stampOrder', sab, HIGH));

@@ -41,11 +41,16 @@ export async function until(cond: () => boolean, ms: number, what: string): Prom
 /**
  * Holds a P of s with the fixture's `blockUntil` task until `open()`: what is submitted before
  * that queues behind it however slowly the thread started (a fixed pause for a timed blocker
- * bets on the machine's load). The blocker has started when this returns.
+ * bets on the machine's load). The blocker has started when this returns. `shared`: buffers the
+ * tasks submitted meanwhile will take, delivered to the threads first: a spawn with a buffer the
+ * threads do not hold yet waits for every thread's acknowledgement, which the blocked one gives
+ * only once it is open, so such tasks would reach the queues after the P is free, in a race
+ * with it (DESIGN.md "Shared buffers").
  */
-export async function holdAP(s: Scheduler): Promise<{ blocker: Promise<unknown>; open: () => void }> {
+export async function holdAP(s: Scheduler, ...shared: SharedArrayBuffer[]): Promise<{ blocker: Promise<unknown>; open: () => void }> {
   const gate = new SharedArrayBuffer(8);
   const a = new Int32Array(gate);
+  for (const b of shared) await s.run('echo', b);
   await s.run('markAndSpin', gate, 1, 0); // the thread holds the buffer before it blocks on it
   Atomics.store(a, 1, 0);
   const blocker = s.run('blockUntil', gate);
