@@ -52,12 +52,14 @@ describe('a program that never closes its scheduler exits once nothing is pendin
     });
   }
 
-  it('CommonJS, node', async () => {
-    const r = await run([process.execPath, 'test/lifecycle/no-close.cjs']);
-    expect(r.hung, `hung; output so far:\n${r.stdout}\n${r.stderr}`).toBe(false);
-    expect(r.stdout.trim().split('\n'), r.stderr).toEqual(NO_CLOSE);
-    expect(r.code).toBe(0);
-  });
+  for (const e of engines) {
+    it.skipIf(!e.present)(`CommonJS, ${e.name}`, async () => {
+      const r = await run(e.argv('test/lifecycle/no-close.cjs'));
+      expect(r.hung, `hung; output so far:\n${r.stdout}\n${r.stderr}`).toBe(false);
+      expect(r.stdout.trim().split('\n'), r.stderr).toEqual(NO_CLOSE);
+      expect(r.code).toBe(0);
+    });
+  }
 
   it('stealwork/piscina without close(), node', async () => {
     const r = await run([process.execPath, 'test/lifecycle/piscina-no-close.mjs']);
