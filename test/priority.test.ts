@@ -21,6 +21,7 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
       all.push(s.run('stampOrder', sab, NORMAL));
       all.push(s.with({ priority: 'high' }).run('stampOrder', sab, HIGH));
     }
+    await Promise.resolve(); // the normal spawns reach the global queue in one batch, at the next microtask
     release();
     await within(Promise.all([blocker, ...all]), 20000, 'the three classes');
     const a = new Int32Array(sab);
@@ -53,6 +54,7 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     const all: Promise<unknown>[] = [];
     for (let i = 0; i < normals; i++) all.push(s.run('stampOrder', sab, NORMAL));
     for (let i = 0; i < highs; i++) all.push(s.with({ priority: 'high' }).run('stampOrder', sab, HIGH));
+    await Promise.resolve(); // the normal spawns reach the global queue in one batch, at the next microtask
     release();
     await within(Promise.all([blocker, ...all]), 20000, 'the burst');
     const order = Array.from(new Int32Array(sab).subarray(1));
