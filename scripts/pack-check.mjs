@@ -3,7 +3,8 @@
 //   npm run pack:check        (after npm run build)
 //
 // - the file list is exactly SHIPPED (no sources, maps, tarballs or tsc output);
-// - every relative link and image of README.md points at a file the package ships;
+// - every relative link and image of README.md points at a file the package ships, and every
+//   link of a shipped Markdown file at a file of the repository;
 // - package.json has no runtime dependencies, and the bundles import nothing but their own
 //   files (and node: built-ins, loaded at run time through process.getBuiltinModule);
 // - each entry carries both flavours of the Wasm core (the worker and the piscina entry's ESM
@@ -14,6 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { posix } from 'node:path';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -24,7 +26,8 @@ export const SHIPPED = [
   'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json',
   'dist/index.cjs', 'dist/index.d.cts', 'dist/index.d.ts', 'dist/index.js', 'dist/worker.js',
   'dist/piscina.cjs', 'dist/piscina.d.cts', 'dist/piscina.d.ts', 'dist/piscina.js',
-  'docs/DESIGN.md', 'docs/trace-viewer.png', 'bench/results/chart.svg', 'bench/results/latest.txt',
+  'docs/DESIGN.md', 'docs/guide.md', 'docs/piscina.md', 'docs/performance.md', 'docs/trace-viewer.png',
+  'bench/results/chart.svg', 'bench/results/latest.txt',
   'bench/results/workloads.txt',
 ];
 
@@ -57,6 +60,14 @@ export function packCheck() {
 
   for (const target of relativeLinks(readFileSync(`${root}README.md`, 'utf8'))) {
     if (!files.includes(target)) problems.push(`README.md links to ${target}, which the package does not ship`);
+  }
+  // The shipped docs may link into the repository (a test, a bench script): every link must
+  // name a file that exists there.
+  for (const doc of files.filter((f) => f.endsWith('.md'))) {
+    for (const target of relativeLinks(readFileSync(`${root}${doc}`, 'utf8'))) {
+      const path = posix.normalize(posix.join(posix.dirname(doc), target));
+      if (!existsSync(`${root}${path}`)) problems.push(`${doc} links to ${target}, which does not exist (${path})`);
+    }
   }
 
   const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));

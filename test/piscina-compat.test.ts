@@ -1,7 +1,7 @@
 // stealwork/piscina beside piscina 5.3.2: every test runs the same calls on both, on the same
 // worker file (test/fixtures/piscina-worker.mjs), and compares results, error classes and
 // messages, events and counters. Where stealwork differs on purpose the test says so and checks
-// stealwork's documented behaviour instead (README "Switching from piscina").
+// stealwork's documented behaviour instead (docs/piscina.md).
 import { afterAll, describe, expect, test } from 'vitest';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -4,7 +4,7 @@
 // and exit code. The programs never close their pools, as piscina's examples do not: a program
 // that does not exit by itself is a hang, and fails.
 //
-// Where stealwork differs on purpose (README "Switching from piscina"), the example says what
+// Where stealwork differs on purpose (docs/piscina.md), the example says what
 // stealwork prints instead, and the difference is the README's.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { readdirSync } from 'node:fs';
@@ -21,7 +21,7 @@ interface Example {
   args: string[];
   /** What piscina's run prints. */
   prints: string;
-  /** What stealwork/piscina prints instead, on purpose (README "Switching from piscina"). */
+  /** What stealwork/piscina prints instead, on purpose (docs/piscina.md). */
   differs?: { prints: string; why: string };
 }
 

@@ -9,7 +9,7 @@
 /**
  * The pool's events and their listeners' arguments. `error` and `message` carry `any`, as
  * piscina's own types give them, so a listener written against piscina compiles here.
- * `workerCreate` and `workerDestroy` are never emitted (README "Switching from piscina").
+ * `workerCreate` and `workerDestroy` are never emitted (docs/piscina.md).
  */
 export interface PiscinaEvents {
   drain: [];
