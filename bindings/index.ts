@@ -1,4 +1,11 @@
 // stealwork: Go's G-P-M work-stealing scheduler for JavaScript. Re-exports only.
+
+/**
+ * Go's G-P-M work-stealing scheduler for JavaScript. {@link Scheduler.start} starts the threads
+ * on a task module; `sched.run` and `sched.spawn` start root tasks, and a task forks, spawns and
+ * joins children through its {@link TaskContext}.
+ * @module stealwork
+ */
 export { Scheduler } from './runtime/scheduler.js';
 export type { TaskFunction, TaskName, TaskArgs, TaskResult, ScheduleWith } from './runtime/scheduler.js';
 export type { SpawnOptions } from './runtime/engine.js';

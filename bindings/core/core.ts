@@ -9,6 +9,8 @@
 
 import { STOP_RETRY, STOP_SLEEP } from '../../assembly/shared/layout.js';
 
+/** Which core runs the queues: 'wasm', the AssemblyScript core compiled to threaded
+ *  WebAssembly, or 'js', its TypeScript twin over the same bytes (the same protocols, slower). */
 export type Backend = 'wasm' | 'js';
 
 /** What `stopM` tells the M that called it when it hands out no G (docs/DESIGN.md, "Spin,

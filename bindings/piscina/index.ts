@@ -8,6 +8,13 @@
 // the number of tasks in flight, as piscina computes it from its queue and its workers' loads:
 // capacity = maxThreads x concurrentTasksPerWorker. Nothing here queues or dispatches tasks.
 
+/**
+ * piscina's API on stealwork's scheduler: a program takes `Piscina` from `stealwork/piscina` in
+ * place of `piscina`, its worker file unchanged. Node only. README "Switching from piscina"
+ * lists what differs.
+ * @module stealwork/piscina
+ */
+
 import { engineOf, startResolved, checkTransfer, type Scheduler } from '../runtime/scheduler.js';
 import type { Engine } from '../runtime/engine.js';
 import { resolveOptions, threadOptions } from '../runtime/options.js';
@@ -30,23 +37,41 @@ export type { Options, FilledOptions, TaskQueue, Transferable, HistogramSummary,
 
 /** A task as a custom task queue holds it (piscina's PiscinaTask; the queue is unused here). */
 export interface PiscinaTask {
+  /** piscina's number for the task, counted per process. */
   taskId: number;
+  /** The worker file that runs it. */
   filename: string;
+  /** The export of that file that runs it. */
   name: string;
+  /** When `run()` made it: `performance.now()`, in ms. */
   created: number;
+  /** True when its run was given a signal. */
   isAbortable: boolean;
 }
 
 /** A pool thread (node:worker_threads' Worker at run time), typed without Node's types: the
  *  members piscina's users reach for. */
 export interface PoolThread {
+  /** The thread's id: `worker_threads.threadId` inside it. */
   readonly threadId: number;
+  /** Sends `value` (a structured clone; `transferList`'s objects moved) to the thread's
+   *  `parentPort` listeners. */
   postMessage(value: any, transferList?: readonly any[]): void;
+  /** Lets the thread keep the process alive. The pool refs its threads while a run is pending
+   *  and unrefs them when none is; a call here lasts until the pool's next change. */
   ref(): void;
+  /** Stops the thread from keeping the process alive; see `ref`. */
   unref(): void;
+  /** Stops the thread at once; resolves with its exit code. Not for a pool in use: a thread
+   *  stopped in the middle of the scheduler's own work can leave it stuck (DESIGN.md "Crashed
+   *  workers"). `close()` and `destroy()` end the threads. */
   terminate(): Promise<number>;
+  /** Listens to the Worker's events ('exit', 'error', 'online', 'message': the thread's
+   *  `parentPort` messages, the scheduler's own among them). */
   on(event: string | symbol, listener: (...args: any[]) => void): this;
+  /** `on`, for the next event only. */
   once(event: string | symbol, listener: (...args: any[]) => void): this;
+  /** Removes a listener `on` or `once` added. */
   off(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
@@ -56,25 +81,58 @@ const PISCINA_VERSION = '5.3.2';
 
 /** An AbortSignal, or an EventEmitter-style one (piscina takes both). */
 export type AbortSignalAny =
-  | { addEventListener(name: 'abort', l: () => void, o?: { once: boolean }): void; removeEventListener(name: 'abort', l: () => void): void; aborted?: boolean; reason?: unknown }
-  | { once(name: 'abort', l: () => void): void; off(name: 'abort', l: () => void): void; aborted?: boolean; reason?: unknown };
+  | {
+    /** How the run listens for 'abort' (with `{ once: true }`), from `run()` on. */
+    addEventListener(name: 'abort', l: () => void, o?: { once: boolean }): void;
+    /** How it stops listening, once the run settles. */
+    removeEventListener(name: 'abort', l: () => void): void;
+    /** True once aborted: a run given an aborted signal rejects at once. */
+    aborted?: boolean;
+    /** What the run's AbortError carries as its `reason`. */
+    reason?: unknown;
+  }
+  | {
+    /** How the run listens for 'abort', from `run()` on. */
+    once(name: 'abort', l: () => void): void;
+    /** How it stops listening, once the run settles. */
+    off(name: 'abort', l: () => void): void;
+    /** True once aborted: a run given an aborted signal rejects at once. */
+    aborted?: boolean;
+    /** What the run's AbortError carries as its `reason`. */
+    reason?: unknown;
+  };
 
+/** What `run(task, options)` takes; only own properties are read, as piscina reads them. */
 export interface RunOptions {
+  /** ArrayBuffers moved into the task: copied once into shared memory, then detached here.
+   *  Anything else (a MessagePort) is a TypeError naming `transferList[i]`. */
   transferList?: readonly unknown[];
   /** Must name the pool's file (one task file per pool). */
   filename?: string | null;
+  /** Aborting it rejects the run with piscina's AbortError; a task already running has its
+   *  thread terminated and replaced, as piscina terminates its worker. */
   signal?: AbortSignalAny | null;
+  /** The export of the worker file to call. Default: the pool's `name` option. */
   name?: string | null;
 }
 
+/** What `close(options)` takes. */
 export interface CloseOptions {
+  /** Fail the runs no thread has started yet (an AbortError, 'pool is closed') rather than
+   *  wait for them; the running ones finish either way. */
   force?: boolean;
 }
 
+/** `pool.histogram`: piscina's timing summaries, computed when read, in milliseconds. */
 export interface PiscinaHistogram {
+  /** How long tasks ran: from the function's start to its end (an async one's settlement), on
+   *  its thread. Undefined with `recordTiming: false`, or before the pool has started. */
   readonly runTime: HistogramSummary;
+  /** How long runs waited: from `run()` to the function's start. Undefined as runTime is. */
   readonly waitTime: HistogramSummary;
+  /** Forgets the run times recorded so far. */
   resetRunTime(): void;
+  /** Forgets the wait times recorded so far. */
   resetWaitTime(): void;
 }
 
@@ -178,6 +236,9 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   #idleWaiters: Array<() => void> = [];
   #histogram: PiscinaHistogram | null = null;
 
+  /** Checks the options as piscina does (a TypeError or RangeError with piscina's message)
+   *  and, given a filename, starts the scheduler in the background: runs made meanwhile wait
+   *  for it, and a failed start rejects them (or is an 'error' event when none waits). */
   constructor(options: Options = {}) {
     const opts = nullProto(options);
     super(nullProto(opts as object, { name: 'Piscina' }) as { name: string });
@@ -225,6 +286,12 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     });
   }
 
+  /**
+   * Runs `task` on a thread: the worker file's export `options.name` (default: the pool's
+   * `name`) is called with it, and the promise resolves with what it returned (awaited). It
+   * rejects with the task's error; at once for a bad option, a closing pool, an aborted signal,
+   * or a full queue (maxQueue runs already waiting).
+   */
   run(task: T, options: RunOptions = NO_OPTIONS): Promise<R> {
     if (options === null || typeof options !== 'object') return Promise.reject(argumentError('options must be an object'));
     // Own properties only, as piscina's prototype-less copy reads them (without the copy)
@@ -436,22 +503,28 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     this.#forced = false;
   }
 
+  /** `using pool = new Piscina(...)` starts `close()` at the end of the scope, without waiting
+   *  for it. */
   [Symbol.dispose](): void {
     void this.close();
   }
 
+  /** `await using pool = new Piscina(...)` closes it at the end of the scope. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
 
+  /** The maxThreads option, or its default (1.5 x the CPUs). */
   get maxThreads(): number {
     return this.#opts.maxThreads;
   }
 
+  /** The minThreads option, or its default (half the CPUs, at least 1). */
   get minThreads(): number {
     return this.#opts.minThreads;
   }
 
+  /** The options as given, with piscina's defaults filled in. */
   get options(): FilledOptions {
     return this.#opts;
   }
@@ -473,10 +546,13 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     return Math.max(0, this.#inFlight - this.#capacity);
   }
 
+  /** Runs settled since the pool was made, fulfilled or rejected (not those refused at once). */
   get completed(): number {
     return this.#completed;
   }
 
+  /** True from the 'needsDrain' check that found the runs in flight at the capacity
+   *  (maxThreads x concurrentTasksPerWorker) until the 'drain' one. */
   get needsDrain(): boolean {
     return this.#needsDrain;
   }
@@ -538,37 +614,53 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     return PISCINA_VERSION;
   }
 
+  /** The class itself, as piscina has it: CommonJS code that takes `.Piscina` off the module
+   *  (which is the class) gets the class. */
   static get Piscina(): typeof Piscina {
     return Piscina;
   }
 
+  /** The {@link FixedQueue} class. */
   static get FixedQueue(): typeof FixedQueue {
     return FixedQueue;
   }
 
+  /** The {@link ArrayTaskQueue} class. */
   static get ArrayTaskQueue(): typeof ArrayTaskQueue {
     return ArrayTaskQueue;
   }
 
+  /** Marks `val` to be moved rather than copied: an ArrayBuffer, or a view's buffer, is
+   *  detached on the sending side once its bytes were copied into shared memory. Either side
+   *  may call it: in a task, on the result it returns. */
   static move<V>(val: V): V {
     return move(val);
   }
 
+  /** The key of what a {@link Transferable} moves (`Symbol.for('Piscina.transferable')`). */
   static get transferableSymbol(): typeof kTransferable {
     return kTransferable;
   }
 
+  /** The key of the value a {@link Transferable} stands for (`Symbol.for('Piscina.valueOf')`). */
   static get valueSymbol(): typeof kValue {
     return kValue;
   }
 
+  /** piscina's key of a task's options for a custom queue (`Symbol.for('Piscina.queueOptions')`);
+   *  nothing reads it here. */
   static get queueOptionsSymbol(): typeof kQueueOptions {
     return kQueueOptions;
   }
 }
 
+/** True in a thread started by a stealwork pool or scheduler (`Piscina.isWorkerThread`, read
+ *  when this module loaded). */
 const isWorkerThread: boolean = Piscina.isWorkerThread;
+/** In a pool's (or a Scheduler's) thread, the workerData it was made with
+ *  (`Piscina.workerData`); undefined on the main thread. */
 const workerData: any = Piscina.workerData;
+/** The piscina release whose API this module follows, '5.3.2' (`Piscina.version`). */
 const version: string = PISCINA_VERSION;
 
 // piscina's named exports, no more (the ESM bundle re-exports the CommonJS one's statics: one

@@ -1,8 +1,14 @@
 // Piscina.move and the transferable protocol: piscina's global symbols (Symbol.for, so a value
 // marked by piscina's own `move` is recognised too), and the unwrapping both sides do.
 
+/** `Symbol.for('Piscina.transferable')`: the key of what a {@link Transferable} moves (an
+ *  ArrayBuffer). piscina's `transferableSymbol`. */
 export const kTransferable: unique symbol = Symbol.for('Piscina.transferable') as never;
+/** `Symbol.for('Piscina.valueOf')`: the key of the value a {@link Transferable} stands for,
+ *  which is what the task receives. piscina's `valueSymbol`. */
 export const kValue: unique symbol = Symbol.for('Piscina.valueOf') as never;
+/** `Symbol.for('Piscina.queueOptions')`: piscina's `queueOptionsSymbol`, the key of a task's
+ *  options for a custom task queue. Exported for code that names it; nothing reads it here. */
 export const kQueueOptions: unique symbol = Symbol.for('Piscina.queueOptions') as never;
 /** piscina marks moved values with a local symbol of this description; ours has the same, so
  *  either mark is recognised by its description. */
@@ -11,7 +17,10 @@ const kMovable = Symbol(MOVABLE);
 
 /** A value that names what to transfer ([kTransferable]) and what to send ([kValue]). */
 export interface Transferable {
+  /** What is moved: an ArrayBuffer, copied into shared memory and then detached here. */
   readonly [kTransferable]: object;
+  /** What the task receives in place of this wrapper: the value itself, or the view over the
+   *  moved buffer. */
   readonly [kValue]: object;
 }
 

@@ -10,28 +10,60 @@ import { argumentError, threadsConflictError } from './errors.js';
 
 /** A custom task queue (piscina's TaskQueue); accepted, and unused here. */
 export interface TaskQueue {
+  /** The number of tasks queued. */
   readonly size: number;
+  /** Takes the task queued first; null when empty. */
   shift(): unknown;
+  /** Takes `task` out of the queue (an aborted one). */
   remove(task: unknown): void;
+  /** Queues `task` last. */
   push(task: unknown): void;
 }
 
+/**
+ * What `new Piscina(options)` takes: piscina 5's options, with its defaults and its errors for
+ * bad values (a TypeError or RangeError with piscina's message); piscina 4's `useAtomics`
+ * too. Those marked no-op are checked and have no effect.
+ */
 export interface Options {
+  /** The worker file, a path or a file: URL: its default export, or the export `name` names,
+   *  runs each task. Null (the default): the first run's `filename` gives it. One file per
+   *  pool: a run naming another is a TypeError. */
   filename?: string | null;
+  /** The export a run calls when it names none. Default 'default'. */
   name?: string;
+  /** Threads started with the pool and kept when idle. Default: half the CPUs, at least 1
+   *  (the CPUs counted as the scheduler's default procs counts them, lowered to a cgroup CPU
+   *  limit). */
   minThreads?: number;
+  /** The most threads (the scheduler's Ps, rounded up): more start, up to it, while tasks
+   *  wait. Default 1.5 x the CPUs. */
   maxThreads?: number;
+  /** How long (ms) a thread above minThreads stays idle before it ends. Default 0: as soon as
+   *  it is idle. */
   idleTimeout?: number;
+  /** The runs that may wait beyond the capacity (maxThreads x concurrentTasksPerWorker) before
+   *  `run` rejects ('Task queue is at limit'); 'auto' is maxThreads squared. Default Infinity. */
   maxQueue?: number | 'auto';
+  /** Counts toward the capacity only (maxThreads x this): a thread runs other tasks while its
+   *  async tasks await. Default 1. */
   concurrentTasksPerWorker?: number;
   /** No-op: stealwork's threads wait on their own futex words. */
   atomics?: 'sync' | 'async' | 'disabled';
   /** piscina 4's name for `atomics` (`false` is `'disabled'`); a no-op as that is. */
   useAtomics?: boolean;
+  /** Each thread's V8 heap limits (Node's Worker `resourceLimits`). A thread over them dies:
+   *  its task rejects with Node's ERR_WORKER_OUT_OF_MEMORY, and a new thread takes over. */
   resourceLimits?: ResourceLimits;
+  /** Appended to the threads' `process.argv`. */
   argv?: string[];
+  /** The threads' Node options (Node's Worker `execArgv`). Default: the process's. */
   execArgv?: string[];
+  /** The threads' `process.env`: an object of strings, or `worker_threads.SHARE_ENV` to share
+   *  the process's. Default: a copy of the process's. */
   env?: Record<string, string | undefined> | symbol;
+  /** Any structured-cloneable value the threads see as `workerData` (node:worker_threads', and
+   *  this module's). */
   workerData?: unknown;
   /** No-op: the scheduler's queues are not pluggable. */
   taskQueue?: TaskQueue;
@@ -39,7 +71,11 @@ export interface Options {
   niceIncrement?: number;
   /** No-op: Node's default (true) holds. */
   trackUnmanagedFds?: boolean;
+  /** How long (ms) `close()` waits for the runs in flight before it emits 'error' ('Close
+   *  operation timed out') and stops the threads anyway. Default 30000. */
   closeTimeout?: number;
+  /** Times each task (its wait and its run) for `histogram`, `utilization`, `runTime` and
+   *  `waitTime`. Default true. */
   recordTiming?: boolean;
   /** No-op: no queue of piscina's to be stricter about. */
   stricterFIFO?: boolean;
@@ -49,6 +85,9 @@ export interface Options {
   workerHistogram?: boolean;
 }
 
+/** `pool.options`: the options as given (own properties, no-op ones included), with piscina's
+ *  defaults filled in, maxQueue made a number and minThreads and maxThreads reconciled as
+ *  piscina reconciles them. */
 export interface FilledOptions extends Options {
   filename: string | null;
   name: string;

@@ -90,11 +90,51 @@ export class TimingRecorder {
   }
 }
 
-/** piscina's histogram summary: every figure in milliseconds. */
+/** piscina's histogram summary: every figure in milliseconds, samples recorded in whole
+ *  microseconds. A percentile pN is the upper bound of a log-linear bucket, at most 1/16 above
+ *  the true value; mean, stddev, min and max are exact. With no samples, the figures of an empty
+ *  node:perf_hooks histogram: mean and stddev NaN, max and the percentiles 0. */
 export interface HistogramSummary {
-  average: number; mean: number; stddev: number; min: number; max: number;
-  p0_001: number; p0_01: number; p0_1: number; p1: number; p2_5: number; p10: number; p25: number;
-  p50: number; p75: number; p90: number; p97_5: number; p99: number; p99_9: number; p99_99: number; p99_999: number;
+  /** The same as `mean` (piscina's summary has both names). */
+  average: number;
+  /** The samples' sum over their count. */
+  mean: number;
+  /** The samples' standard deviation (of the population: divided by the count). */
+  stddev: number;
+  /** The shortest sample. */
+  min: number;
+  /** The longest sample. */
+  max: number;
+  /** 0.001% of the samples were at most this. */
+  p0_001: number;
+  /** 0.01% of the samples were at most this. */
+  p0_01: number;
+  /** 0.1% of the samples were at most this. */
+  p0_1: number;
+  /** 1% of the samples were at most this. */
+  p1: number;
+  /** 2.5% of the samples were at most this. */
+  p2_5: number;
+  /** 10% of the samples were at most this. */
+  p10: number;
+  /** 25% of the samples were at most this. */
+  p25: number;
+  /** 50% of the samples were at most this. */
+  p50: number;
+  /** 75% of the samples were at most this. */
+  p75: number;
+  /** 90% of the samples were at most this. */
+  p90: number;
+  /** 97.5% of the samples were at most this. */
+  p97_5: number;
+  /** 99% of the samples were at most this. */
+  p99: number;
+  /** 99.9% of the samples were at most this. */
+  p99_9: number;
+  /** 99.99% of the samples were at most this. */
+  p99_99: number;
+  /** 99.999% of the samples were at most this. */
+  p99_999: number;
 }
 
 const PERCENTILES: Array<[keyof HistogramSummary, number]> = [

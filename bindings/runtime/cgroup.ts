@@ -23,7 +23,8 @@ export interface CPULimit {
   file: string;
 }
 
-/** Where the procs a scheduler runs came from. 'cgroup' and 'cpus' are the default's two cases. */
+/** Where the procs a scheduler runs came from. 'cgroup' and 'cpus' are the default's two cases.
+ *  @inline */
 export type ProcsSource = 'option' | 'cgroup' | 'cpus';
 
 /** The default procs and how it was chosen. */

@@ -101,7 +101,10 @@ export class TaskContext {
    * `ctx.with({ priority: 'low' }).spawn('index', doc)`. The child's class replaces the one it
    * would inherit from this task (and its own children inherit the new one).
    */
-  with(options: { priority?: Priority }): { spawn(name: string, ...args: unknown[]): Task<unknown> } {
+  with(options: { priority?: Priority }): {
+    /** `ctx.spawn` with the options: a child task on this thread's P, of the class they give. */
+    spawn(name: string, ...args: unknown[]): Task<unknown>;
+  } {
     if (options === null || typeof options !== 'object') throw optionTypeError('ctx.with: options', `must be an object, got ${options === null ? 'null' : typeof options}`);
     const { priority, ...rest } = options as Record<string, unknown>;
     const extra = Object.keys(rest);

@@ -12,20 +12,33 @@ import type { ErrorDescription } from './messages.js';
 
 /** Stable, machine-readable reasons for a StealworkError. */
 export type ErrorCode =
-  | 'ERR_CLOSED'          // use after close()
-  | 'ERR_CLOSED_FORCE'    // close({ force: true }) rejected a task still pending
-  | 'ERR_UNKNOWN_TASK'    // no task of that name in the task module
-  | 'ERR_TASK_MODULE'     // the task module failed to load in a worker
-  | 'ERR_WORKER_START'    // a worker could not start
-  | 'ERR_WORKER_CRASHED'  // a worker died outside a task
-  | 'ERR_TABLE_FULL'      // the G table is at maxTasks and the task could not run inline
-  | 'ERR_OUT_OF_MEMORY'   // the shared memory is at maxMemoryMB
-  | 'ERR_UNCAUGHT'        // an error thrown outside any task (a callback a task left behind)
-  | 'ERR_PLATFORM'        // the runtime lacks what the scheduler needs
-  | 'ERR_ABORTED';        // the task was cancelled by its signal or timeout
+  /** Use after `close()`. */
+  | 'ERR_CLOSED'
+  /** `close({ force: true })` rejected a task still pending. */
+  | 'ERR_CLOSED_FORCE'
+  /** No task of that name in the task module. */
+  | 'ERR_UNKNOWN_TASK'
+  /** The task module failed to load in a worker. */
+  | 'ERR_TASK_MODULE'
+  /** A worker could not start. */
+  | 'ERR_WORKER_START'
+  /** A worker thread died (`process.exit`, out of memory: not an error a task threw); the
+   *  tasks it was running fail with this. */
+  | 'ERR_WORKER_CRASHED'
+  /** The G table is at maxTasks and the task could not run inline. */
+  | 'ERR_TABLE_FULL'
+  /** The shared memory is at maxMemoryMB. */
+  | 'ERR_OUT_OF_MEMORY'
+  /** An error thrown outside any task (a callback a task left behind). */
+  | 'ERR_UNCAUGHT'
+  /** The runtime lacks what the scheduler needs. */
+  | 'ERR_PLATFORM'
+  /** The task was cancelled by its signal or timeout. */
+  | 'ERR_ABORTED';
 
 /** The one error class for failures of the scheduler (not of a task). */
 export class StealworkError extends Error {
+  /** Why it failed, stable across releases: test this, not the message. */
   readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -44,6 +57,8 @@ export class WorkerCrashedError extends StealworkError {
 
 /** A task cancelled by its AbortSignal or timeout; `reason` is the signal's reason. */
 export class AbortError extends StealworkError {
+  /** The signal's `reason`, or for a `timeout` an Error saying `timed out after N ms`; the
+   *  error's `cause` too. */
   readonly reason: unknown;
   /** True when the task was spawned with `kill: true`: its code was stopped by force (a thread
    *  still running it was terminated; DESIGN.md "Killing a task"). Absent otherwise. */

@@ -89,6 +89,7 @@ export class Fork<T = unknown> {
     return this.value as T;
   }
 
+  /** 'Fork': `Object.prototype.toString` shows `[object Fork]`. */
   get [Symbol.toStringTag](): string {
     return 'Fork';
   }

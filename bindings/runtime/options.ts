@@ -7,8 +7,17 @@ import { filePathUrl } from './platform.js';
 import { debugEnv, parseDebugEnv } from './schedtrace.js';
 import { optionRangeError, optionTypeError, relativeTasksError, unknownOptionError } from './errors.js';
 
+/** The order in which a P without work tries the other Ps when it steals: 'random' is Go's (a
+ *  random start and a random stride coprime with the number of Ps, so each P is tried once per
+ *  pass), 'round-robin' the Ps after it in index order (DESIGN.md "Victim order and steal
+ *  threshold"). */
 export type VictimOrder = 'random' | 'round-robin';
 
+/**
+ * What `Scheduler.start` takes: `tasks` is required, every other option has a default. Each is
+ * checked before any thread starts: a bad value, or a name that is no option, rejects
+ * `Scheduler.start` with a TypeError or RangeError naming the option.
+ */
 export interface SchedulerOptions {
   /** The task module, loaded in every worker; its exported functions are the tasks. */
   tasks: URL | string;
@@ -91,11 +100,17 @@ export interface SchedulerOptions {
   execArgv?: readonly string[];
 }
 
-/** Node's Worker resourceLimits (MB, MB, MB, bytes). */
+/** Node's Worker resourceLimits: each a positive number; one left out keeps Node's default.
+ *  @inline */
 export interface ResourceLimits {
+  /** The most a thread's main heap (V8's old generation) may hold, in MB; a thread that needs
+   *  more dies with Node's ERR_WORKER_OUT_OF_MEMORY. */
   maxOldGenerationSizeMb?: number;
+  /** The most V8's young generation (recently made objects) may hold, in MB. */
   maxYoungGenerationSizeMb?: number;
+  /** The size of the range V8 reserves for the thread's generated code, in MB. */
   codeRangeSizeMb?: number;
+  /** The thread's stack size, in MB (Node's default is 4). */
   stackSizeMb?: number;
 }
 

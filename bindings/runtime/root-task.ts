@@ -67,6 +67,7 @@ export class RootTask<T = unknown> extends Promise<T> {
     rej(value);
   }
 
+  /** 'Task', as a Task's: `Object.prototype.toString` shows `[object Task]`. */
   get [Symbol.toStringTag](): string {
     return 'Task';
   }

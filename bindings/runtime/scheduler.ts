@@ -19,7 +19,9 @@ export type TaskName<Mod> = { [K in keyof Mod]: Mod[K] extends TaskFunction ? K 
 /** The arguments of task K (without the context). */
 export type TaskArgs<Mod, K extends keyof Mod> = Mod[K] extends (ctx: TaskContext, ...args: infer A) => unknown ? A : never;
 
-/** What awaiting task K gives: its return value, unwrapped from a Promise or a join. */
+/** What awaiting task K gives: its return value, unwrapped from a Promise, and a join in it
+ *  replaced by the join's result: the R it was given (`ctx.join<number>(...)`), or else the
+ *  result of the task it names in Mod; unknown when neither says. */
 export type TaskResult<Mod, K extends keyof Mod> = Mod[K] extends (...args: any[]) => infer R
   ? JoinResult<Mod, Awaited<R>>
   : never;
@@ -31,11 +33,16 @@ type JoinResult<Mod, T> = T extends JoinRequest<infer R, infer N>
   ? unknown extends R ? (N extends TaskName<Mod> ? TaskResult<Mod, N> : unknown) : R
   : T;
 
+/** Mod when the scheduler is not given the module's type: any task name and arguments are
+ *  accepted, and results are unknown.
+ *  @inline */
 type AnyModule = Record<string, TaskFunction>;
 
 /** `sched.with(options)`: spawn and run with per-task options. */
 export interface ScheduleWith<Mod> {
+  /** `sched.spawn` with the options: a root task's handle, a Promise of its result. */
   spawn<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): RootTask<TaskResult<Mod, K>>;
+  /** `sched.run` with the options: resolves with the task's result. */
   run<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Promise<TaskResult<Mod, K>>;
 }
 
@@ -196,7 +203,14 @@ export class Scheduler<Mod = AnyModule> {
    * with JSON.stringify and open it in ui.perfetto.dev or chrome://tracing. One track per thread,
    * tasks as slices, steals as arrows from the victim's thread to the thief's.
    */
-  trace(): { traceEvents: object[]; displayTimeUnit: string } {
+  trace(): {
+    /** Trace Event Format objects: the track names first (`ph: 'M'`), then the events by `ts`,
+     *  in microseconds from the first one; `tid` 0 is the monitor on the main thread, `tid` m
+     *  the thread Mm. Without `trace: true`, only the track names. */
+    traceEvents: object[];
+    /** The unit the viewers show times in: 'ms' (the events' `ts` stays in microseconds). */
+    displayTimeUnit: string;
+  } {
     return this.#engine.trace();
   }
 

@@ -51,10 +51,12 @@ export class Task<T = unknown> implements PromiseLike<T> {
     return this.result().then(onfulfilled, onrejected);
   }
 
+  /** `result().catch(onrejected)`: counts as awaiting the Task. */
   catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
     return this.result().catch(onrejected);
   }
 
+  /** `result().finally(onfinally)`: counts as awaiting the Task. */
   finally(onfinally?: (() => void) | null): Promise<T> {
     return this.result().finally(onfinally);
   }
@@ -88,6 +90,7 @@ export class Task<T = unknown> implements PromiseLike<T> {
     if (!ok && !quiet && this.promise === null && this.use === USE_FREE) this.promise = Promise.reject(value);
   }
 
+  /** 'Task': `Object.prototype.toString` shows `[object Task]`. */
   get [Symbol.toStringTag](): string {
     return 'Task';
   }
