@@ -16,6 +16,6 @@ export { heapAlloc, heapFree } from './heap';
 export { pReserve, pRetire, handoff, pGiveBack } from './sysmon';
 export { pDetach, mStart, mExit } from './mlife';
 export { spawnNew } from './spawn';
-export { joinLink, finishLinked, finishNum, joinTasks } from './join';
+export { joinLink, finishLinked, finishSlot, joinTasks } from './join';
 export { forkNew, forkDone, forkPush, forkPop, forkHelp } from './fork';
 export { forkLen } from './forkq';
