@@ -111,7 +111,7 @@ import {
   CodecFailure, describeError, describeObject, propSegment, readFailure, toTypeError, unsupported,
 } from './refusal.js';
 import { Seen } from './seen.js';
-import { encodeSmall, handover, RESUME } from './small.js';
+import { encodeSmall, handedItem, handover, RESUME } from './small.js';
 import type { Views } from './views.js';
 
 /** Nesting deeper than this is a TypeError rather than a stack overflow (encode and decode
@@ -701,59 +701,50 @@ class Encoder {
     const h = handover;
     const o = h.value!;
     const keys = h.keys;
-    const kind = h.kind;
-    const read = h.read;
-    const threw = h.threw;
+    const m = h.count;
+    const last = h.last;
+    const more = !h.stop; // `last` was read (or threw)
     h.value = null; // the handover pins nothing
     h.keys = null;
-    h.read = [];
+    h.last = undefined;
     this.seen.record(o, this.pos);
     this.enter();
     let at = -1;
     try {
       if (keys === null) {
-        // An array that was dense, with no named property, when small.ts listed its keys; its
-        // elements are not numbers only (or reading one threw): ARRAY, as array() writes it.
+        // An array that was dense, with no named property, when small.ts listed its keys (its
+        // snapshot: as structuredClone lists them first too); its elements are not numbers only
+        // (or reading one threw): ARRAY, as array() writes it, with no second count.
         const a = o as unknown[];
         const n = a.length;
-        const start = this.pos;
         this.head(K_ARRAY, n);
-        let holes = 0;
-        for (at = 0; at < n; at++) {
-          if (at < read.length) {
-            if (threw && at === read.length - 1) throw read[at];
-            this.item(read[at]);
-            continue;
-          }
+        // The items read are primitives: no getter runs before the last of them is written.
+        for (at = 0; at < m; at++) this.item(handedItem(at));
+        if (h.threw) throw last;
+        this.item(last);
+        for (at = m + 1; at < n; at++) {
           const v = a[at];
-          if (v === undefined && !hasOwn.call(a, at)) {
-            holes++;
-            this.word(K_HOLE);
-          } else {
-            this.item(v);
-          }
+          if (v === undefined && !hasOwn.call(a, at)) this.word(K_HOLE); // gone since the snapshot
+          else this.item(v);
         }
         at = -1;
-        const present = n - holes;
-        const own = ownCount(a);
-        if (own < present) { // a getter made an index go: as array does
-          this.pos = start;
-          this.arrayExact(a, n);
-        } else if (own !== present) {
-          this.namedProps(a, start, present);
-        }
       } else {
         const n = keys.length;
-        this.head(kind, n);
-        for (at = 0; at < n; at++) {
+        this.head(h.kind, n);
+        for (at = 0; at < m; at++) {
+          this.string(keys[at]!);
+          this.item(handedItem(at));
+        }
+        if (more) {
+          this.string(keys[m]!);
+          if (h.threw) throw last;
+          this.item(last);
+          at = m + 1;
+        }
+        for (; at < n; at++) {
           const k = keys[at]!;
           this.string(k);
-          if (at < read.length) {
-            if (threw && at === read.length - 1) throw read[at];
-            this.item(read[at]);
-          } else {
-            this.item((o as Record<string, unknown>)[k]);
-          }
+          this.item((o as Record<string, unknown>)[k]);
         }
       }
     } catch (e) {

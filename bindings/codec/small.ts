@@ -180,39 +180,53 @@ export const RESUME = -1;
 /**
  * A value encodeSmall began and handed over (RESUME): the container, its keys (null for an
  * array, dense with no named property when they were listed), its kind (K_ARRAY, K_OBJECT or
- * K_OBJECT_NULL), and the values read, in order: the last one is the one it does not write, or
- * what its read threw (`threw`). Valid until the next encodeSmall; encode.ts takes it at once.
+ * K_OBJECT_NULL), how many of its items it read and keeps (`count`: small ones, in the scratch:
+ * handedItem gives them back), then `last`, the item it read and does not write (or what its
+ * read threw: `threw`), unless it stopped at a key it does not write before reading item
+ * `count` (`stop`). Valid until the next encodeSmall: encode.ts takes the items first, before
+ * anything of the value's own code can run.
  */
 export const handover = {
   value: null as object | null,
   keys: null as string[] | null,
   kind: 0,
-  read: [] as unknown[],
+  count: 0,
+  last: undefined as unknown,
   threw: false,
+  stop: false,
 };
 
-/** Hands the container over after it read items 0..m-1 (small: in the scratch; kinds at
- *  `stride` * i + `off`) and then `last` (not small, or thrown when `threw`). */
-function handOver(value: object, keys: string[] | null, kind: number, m: number, stride: number, off: number,
-  last: unknown, threw: boolean): number {
-  const read = new Array<unknown>(m + 1);
-  for (let i = 0; i < m; i++) {
-    const k = stride * i + off;
-    switch (kinds[k]) {
-      case K_INT32: case K_FLOAT64: read[i] = nums[i]; break;
-      case K_ASCII: case K_LATIN1: read[i] = strs[k]; break;
-      case K_TRUE: read[i] = true; break;
-      case K_FALSE: read[i] = false; break;
-      case K_NULL: read[i] = null; break;
-      default: read[i] = undefined;
-    }
+/** Where handed-over item i's kind is in the scratch (arrays: i; objects' values: 2i + 1). */
+let handedStride = 1;
+let handedOff = 0;
+
+/** Item i (< handover.count) of the value handed over, as it was read. encode.ts only, at once. */
+export function handedItem(i: number): unknown {
+  const k = handedStride * i + handedOff;
+  switch (kinds[k]) {
+    case K_INT32: case K_FLOAT64: return nums[i];
+    case K_ASCII: case K_LATIN1: return strs[k];
+    case K_TRUE: return true;
+    case K_FALSE: return false;
+    case K_NULL: return null;
+    default: return undefined;
   }
-  read[m] = last;
+}
+
+/** Hands the container over after it read items 0..m-1 (small: in the scratch; kinds at
+ *  `stride` * i + `off`) and then `last` (not small, or thrown when `threw`), or (`stop`) when
+ *  it met a key it does not write before reading item m. */
+function handOver(value: object, keys: string[] | null, kind: number, m: number, stride: number, off: number,
+  last: unknown, threw: boolean, stop = false): number {
+  handedStride = stride;
+  handedOff = off;
   handover.value = value;
   handover.keys = keys;
   handover.kind = kind;
-  handover.read = read;
+  handover.count = m;
+  handover.last = last;
   handover.threw = threw;
+  handover.stop = stop;
   return RESUME;
 }
 
@@ -228,7 +242,7 @@ function smallArray(v: Views, heap: Heap, a: unknown[]): number {
       nums[i] = y;
     }
   } catch (e) {
-    for (let j = 0; j < i; j++) kinds[j] = K_FLOAT64; // read as numbers
+    for (let j = 0; j < i; j++) kinds[j] = K_FLOAT64; // read as numbers (handedItem gives nums[j])
     return handOver(a, null, K_ARRAY, i, 1, 0, e, true);
   }
   if (i < n) {
@@ -271,32 +285,44 @@ function smallObject(v: Views, heap: Heap, o: Record<string, unknown>, kind: num
   const keys = objectKeys(o);
   const n = keys.length;
   if (n > SMALL_ITEMS) return 0;
-  // Every key first: nothing is read from an object whose keys are not small.
+  // Pass 1 reads the values and sizes the keys; their code units are checked as pass 2 writes
+  // them (a key above 0xFF: the block goes back and what was read is handed over).
   let pos = 8; // after the block's length word and the OBJECT head
   for (let i = 0; i < n; i++) {
     const key = keys[i]!;
-    const kk = stringKind(key);
-    if (kk < 0) return 0;
-    kinds[2 * i] = kk;
-    strs[2 * i] = key;
-  }
-  for (let i = 0; i < n; i++) {
-    const key = keys[i]!;
+    const kn = key.length;
+    if (kn > SMALL_STRING) return i === 0 ? 0 : handOver(o, keys, kind, i, 2, 1, undefined, false, true);
     let x: unknown;
     try {
       x = o[key];
     } catch (e) {
       return handOver(o, keys, kind, i, 2, 1, e, true);
     }
-    pos = scanItem(x, 2 * i + 1, i, pos + 4 + ((key.length + 3) & ~3));
+    pos = scanItem(x, 2 * i + 1, i, pos + 4 + ((kn + 3) & ~3));
     if (pos < 0) return handOver(o, keys, kind, i, 2, 1, x, false);
   }
   const b = block(v, heap, pos);
   if (b < 0) return b;
   v.u32[(b >>> 2) + 1] = kind | (n << HEAD_N_SHIFT);
+  const u8 = v.u8;
   let p = b + 8;
   for (let i = 0; i < n; i++) {
-    p = writeItem(v, 2 * i, i, p);
+    const key = keys[i]!;
+    const kn = key.length;
+    const q = p + 4;
+    let all = 0;
+    for (let j = 0; j < kn; j++) {
+      const c = key.charCodeAt(j);
+      all |= c;
+      u8[q + j] = c;
+    }
+    if (all > 0xff) { // a UTF-16 key: the general encoder writes it
+      heap.heapFree(b);
+      return handOver(o, keys, kind, n, 2, 1, undefined, false, true);
+    }
+    v.u32[p >>> 2] = (all < 0x80 ? K_ASCII : K_LATIN1) | (kn << HEAD_N_SHIFT);
+    p = q + ((kn + 3) & ~3);
+    for (let j = q + kn; j < p; j++) u8[j] = 0; // padding bytes are zero (encode.ts)
     p = writeItem(v, 2 * i + 1, i, p);
   }
   return b;
@@ -331,45 +357,38 @@ export function encodeSmall(views: Views, heap: Heap, value: unknown): number {
 
 // ---- decoding ---------------------------------------------------------------------------------
 
-/** Where the item read by `item` ends (set just before it returns). */
+/** Where the item read by `item` or `key` ends (set just before it returns). */
 let after = 0;
 
-/** The primitive item at address p of a block ending at `end` (the number, string, boolean,
- *  null or undefined encode.ts writes there), or NOT_SMALL for any other kind; `after` is set
- *  to the address after it. */
-function item(v: Views, p: number, end: number): unknown {
+/** The primitive item at address p (one smallItems checked): the number, string, boolean,
+ *  null or undefined encode.ts writes there; `after` is set to the address after it. */
+function item(v: Views, p: number): unknown {
   const h = v.u32[p >>> 2]!;
-  const kind = h & HEAD_KIND_MASK;
-  switch (kind) {
+  switch (h & HEAD_KIND_MASK) {
     case K_INT32: after = p + 8; return v.i32[(p >>> 2) + 1];
     case K_FLOAT64:
       p += 4;
       if ((p & 4) !== 0) p += 4;
       after = p + 8;
       return v.f64[p >>> 3];
-    case K_ASCII:
-    case K_LATIN1: {
-      const n = h >>> HEAD_N_SHIFT;
-      if (n > SMALL_STRING || p + 4 + n > end) return NOT_SMALL;
-      after = p + 4 + ((n + 3) & ~3);
-      return fromUnits(v.u8, p + 4, n);
-    }
     case K_TRUE: after = p + 4; return true;
     case K_FALSE: after = p + 4; return false;
     case K_NULL: after = p + 4; return null;
     case K_UNDEFINED: after = p + 4; return undefined;
-    default: return NOT_SMALL;
+    default: { // K_ASCII, K_LATIN1
+      const n = h >>> HEAD_N_SHIFT;
+      after = p + 4 + ((n + 3) & ~3);
+      return fromUnits(v.u8, p + 4, n);
+    }
   }
 }
 
-/** The key string item at p (ASCII or LATIN1), or NOT_SMALL; `after` set as by item. */
-function key(v: Views, p: number, end: number): string | typeof NOT_SMALL {
+/** The key string item at p (ASCII or LATIN1, smallItems checked); `after` set as by item. */
+function key(v: Views, p: number): string {
   const h = v.u32[p >>> 2]!;
-  const kind = h & HEAD_KIND_MASK;
   const n = h >>> HEAD_N_SHIFT;
-  if ((kind !== K_ASCII && kind !== K_LATIN1) || n > SMALL_STRING || p + 4 + n > end) return NOT_SMALL;
   after = p + 4 + ((n + 3) & ~3);
-  return kind === K_ASCII && n <= KEY_CACHE_MAX_LENGTH ? cachedKey(v.u8, p + 4, n) : fromUnits(v.u8, p + 4, n);
+  return (h & HEAD_KIND_MASK) === K_ASCII && n <= KEY_CACHE_MAX_LENGTH ? cachedKey(v.u8, p + 4, n) : fromUnits(v.u8, p + 4, n);
 }
 
 /** An array of the n f64s from f64 index q, packed (a literal, or pushes: never holey). */
@@ -386,10 +405,46 @@ function numbers(f64: Float64Array, q: number, n: number): number[] {
 }
 
 /**
+ * Checks the n items (with keys when `keyed`) from address p of a block ending at `end`: true
+ * when every one is a small item (and key) that lies inside the block, so the block can be
+ * built without a second look. Builds nothing, makes no string.
+ */
+function smallItems(v: Views, p: number, end: number, n: number, keyed: boolean): boolean {
+  const u32 = v.u32;
+  for (let i = 0; i < n; i++) {
+    if (keyed) {
+      const k = u32[p >>> 2]!;
+      const kk = k & HEAD_KIND_MASK;
+      const kn = k >>> HEAD_N_SHIFT;
+      if ((kk !== K_ASCII && kk !== K_LATIN1) || kn > SMALL_STRING) return false;
+      p += 4 + ((kn + 3) & ~3);
+      if (p > end) return false;
+    }
+    const h = u32[p >>> 2]!;
+    switch (h & HEAD_KIND_MASK) {
+      case K_INT32: p += 8; break;
+      case K_FLOAT64: p += 4; if ((p & 4) !== 0) p += 4; p += 8; break;
+      case K_ASCII:
+      case K_LATIN1: {
+        const sn = h >>> HEAD_N_SHIFT;
+        if (sn > SMALL_STRING) return false;
+        p += 4 + ((sn + 3) & ~3);
+        break;
+      }
+      case K_TRUE: case K_FALSE: case K_NULL: case K_UNDEFINED: p += 4; break;
+      default: return false;
+    }
+    if (p > end) return false;
+  }
+  return true;
+}
+
+/**
  * The value in the block at `addr` when its top item has a small shape (as encodeSmall writes
  * them, whoever wrote the block), else NOT_SMALL: the caller then decodes it with decodeGeneral,
- * which gives the same value for a small block and a RangeError for a corrupt one. Does not
- * free the block. Any thread; `views` must be this thread's.
+ * which gives the same value for a small block and a RangeError for a corrupt one. A container's
+ * items are all checked before it is built, so a block that is not small costs a scan of its
+ * top items, no allocation. Does not free the block. Any thread; `views` must be this thread's.
  */
 export function decodeSmall(views: Views, addr: number): unknown {
   if (addr + 8 > views.end) {
@@ -404,32 +459,29 @@ export function decodeSmall(views: Views, addr: number): unknown {
     if (end > views.end) return NOT_SMALL;
   }
   const h = views.u32[(addr + 4) >>> 2]!;
+  const kind = h & HEAD_KIND_MASK;
   const n = h >>> HEAD_N_SHIFT;
   let p = addr + 8;
-  switch (h & HEAD_KIND_MASK) {
+  switch (kind) {
     case K_NUMBER_ARRAY:
       if (n > SMALL_ITEMS || p + 8 * n > end) return NOT_SMALL;
       return n === 0 ? [] : numbers(views.f64, p >>> 3, n);
     case K_ARRAY: {
-      if (n > SMALL_ITEMS) return NOT_SMALL;
+      if (n > SMALL_ITEMS || !smallItems(views, p, end, n, false)) return NOT_SMALL;
       const a: unknown[] = [];
       for (let i = 0; i < n; i++) {
-        const x = item(views, p, end);
-        if (x === NOT_SMALL || after > end) return NOT_SMALL;
+        a.push(item(views, p));
         p = after;
-        a.push(x);
       }
       return a;
     }
     case K_OBJECT:
     case K_OBJECT_NULL: {
-      if (n > SMALL_ITEMS) return NOT_SMALL;
-      const o: Record<string, unknown> = (h & HEAD_KIND_MASK) === K_OBJECT ? {} : Object.create(null) as Record<string, unknown>;
+      if (n > SMALL_ITEMS || !smallItems(views, p, end, n, true)) return NOT_SMALL;
+      const o: Record<string, unknown> = kind === K_OBJECT ? {} : Object.create(null) as Record<string, unknown>;
       for (let i = 0; i < n; i++) {
-        const k = key(views, p, end);
-        if (k === NOT_SMALL) return NOT_SMALL;
-        const x = item(views, after, end);
-        if (x === NOT_SMALL || after > end) return NOT_SMALL;
+        const k = key(views, p);
+        const x = item(views, after);
         p = after;
         // As decode.ts: an own "__proto__" is defined, not set (setting it would change the
         // prototype).
@@ -439,10 +491,9 @@ export function decodeSmall(views: Views, addr: number): unknown {
       return o;
     }
     case K_ASCII:
-    case K_LATIN1: {
-      const x = item(views, addr + 4, end);
-      return after > end ? NOT_SMALL : x;
-    }
+    case K_LATIN1:
+      if (!smallItems(views, addr + 4, end, 1, false)) return NOT_SMALL;
+      return item(views, addr + 4);
     default:
       return NOT_SMALL;
   }
