@@ -61,6 +61,15 @@ describe.each(['wasm', 'js'] as const)('ctx.join (%s backend)', (backend) => {
     expect(s.stats().sched.heapLiveBlocks).toBe(0);
   });
 
+  it('short strings travel in the slot itself and longer ones in a block, as results and arguments', async () => {
+    const xs = ['ok', '', 'caf\u00e9', 'seven77', 'eight888', '\u65e5', 'x\u0000y'];
+    const s = await start(backend, 2);
+    for (let i = 0; i < 3; i++) expect(await within(s.run('shortStrings'), 10_000, 'shortStrings')).toEqual([...xs, xs]);
+    for (const x of xs) expect(await within(s.run('echo', x), 10_000, 'echo')).toBe(x); // a root's argument and result
+    await within(s.close(), 10_000, 'close');
+    expect(s.stats().sched.heapLiveBlocks).toBe(0);
+  });
+
   it('the same, with the table at its limit (children run inline)', async () => {
     const s = await start(backend, 1, { maxTasks: 1024, initialTasks: 1024 });
     const xs = Array.from({ length: 3000 }, (_, i) => (i * 7919) % 1009);

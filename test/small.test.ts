@@ -15,6 +15,9 @@ import { createViews, decodeValue, encodeValue, type Heap } from '../bindings/co
 import { encodeGeneral } from '../bindings/codec/encode.js';
 import { decodeGeneral } from '../bindings/codec/decode.js';
 import { decodeSmall, encodeSmall, NOT_SMALL, RESUME, SMALL_ITEMS, SMALL_STRING } from '../bindings/codec/small.js';
+import { TAG_BLOCK, TAG_SHORT } from '../assembly/shared/layout.js';
+import { freeSlot, readSlot, writeSlot } from '../bindings/runtime/values.js';
+import { shortPayload, SHORT_MAX } from '../bindings/runtime/shortstr.js';
 
 // ---- a heap that counts (every block freed exactly once) ---------------------------------
 
@@ -370,5 +373,32 @@ describe('reads, errors and the heap', () => {
     expect(decodeSmall(views, addr)).toBe(NOT_SMALL);
     expect(() => decodeValue(views, addr, null)).toThrow(RangeError);
     heap.heapFree(addr);
+  });
+});
+
+describe('a short string in the slot itself (the runtime\'s TAG_SHORT)', () => {
+  const TAG = 1024;
+  const SLOT = 1032;
+
+  it('takes up to seven code units below 0x100, and gives back the very string', () => {
+    fc.assert(fc.property(fc.oneof(str, fc.string({ maxLength: SHORT_MAX + 2 })), (x) => {
+      writeSlot(views, heap, TAG, SLOT, x, 'test', 0, null);
+      const short = x.length <= SHORT_MAX && [...x].every((c) => c.charCodeAt(0) < 0x100) && !/[\ud800-\udfff]/.test(x);
+      expect(views.u8[TAG]).toBe(short ? TAG_SHORT : TAG_BLOCK);
+      expect(readSlot(views, TAG, SLOT, null)).toBe(x);
+      freeSlot(views, heap, TAG, SLOT);
+      // Its payload is a plain double (never a NaN, whose bits an engine may change): it crosses
+      // a JS number, as the core's finishSlot takes it, bit for bit.
+      const p = shortPayload(x);
+      if (short) {
+        expect(Number.isNaN(p) || p < 0).toBe(false);
+        const f = new Float64Array([p]);
+        const again = new Float64Array(1);
+        again[0] = f[0]!;
+        expect(new Uint8Array(again.buffer)).toEqual(new Uint8Array(f.buffer));
+      } else {
+        expect(p).toBe(-1);
+      }
+    }), { numRuns: 2000 });
   });
 });

@@ -5,9 +5,10 @@
 import {
   G_ARGC, G_ARGS, G_ARG_TAGS, G_FN, G_GEN, G_INDEX, G_INLINE_ARGS, G_PARENT,
   G_PRIO, G_RESULT, G_RESULT_TAG, G_SCHEDLINK, G_SIZE, G_SPILL, G_CHUNK_SHIFT, G_CHUNK_MASK, GDIR,
-  TAG_ERROR, TAG_NUMBER, TAG_BLOCK, TAG_UNDEFINED, TAG_NULL, TAG_TRUE, TAG_FALSE, GF_SHAPED,
+  TAG_ERROR, TAG_NUMBER, TAG_BLOCK, TAG_UNDEFINED, TAG_NULL, TAG_TRUE, TAG_FALSE, TAG_SHORT, GF_SHAPED,
 } from '../../assembly/shared/layout.js';
 import { BlockCache } from './blockcache.js';
+import { readShort, shortPayload } from './shortstr.js';
 import { joinWord } from './joinword.js';
 import { decodeValue, encodeLabelled, writeBlockSlot } from '../codec/index.js';
 import type { Core } from '../core/core.js';
@@ -138,6 +139,7 @@ export class GSlots {
     const sa = argSlotAddr(v, a, argc, i);
     const tag = v.u8[ta];
     if (tag === TAG_NUMBER) return num(v.f64[sa >>> 3]);
+    if (tag === TAG_SHORT) return readShort(v, sa);
     if (tag === TAG_BLOCK) {
       // Read straight (a small value without the general decoder: the codec's small.ts), then
       // freed: arguments are read once.
@@ -169,8 +171,9 @@ export class GSlots {
 
   /**
    * A finished G's result (or error) in one slot's form: returns the payload and leaves the tag
-   * in `this.tag` (TAG_NUMBER and the number; TAG_BLOCK and the address of the value block it
-   * wrote, straight for a small value; TAG_ERROR and an error block's; a tag alone and 0). A
+   * in `this.tag` (TAG_NUMBER and the number; TAG_SHORT and a short string's bytes; TAG_BLOCK
+   * and the address of the value block it wrote, straight for a small value; TAG_ERROR and an
+   * error block's; a tag alone and 0). A
    * value that cannot cross becomes the codec's TypeError, as the task's error. The caller
    * places the block (a slot owns it from then on). `name`: the task, for the codec's messages.
    */
@@ -180,6 +183,11 @@ export class GSlots {
         case 'number': this.tag = TAG_NUMBER; return value;
         case 'boolean': this.tag = value ? TAG_TRUE : TAG_FALSE; return 0;
         case 'undefined': this.tag = TAG_UNDEFINED; return 0;
+        case 'string': {
+          const x = shortPayload(value);
+          if (x >= 0) { this.tag = TAG_SHORT; return x; } // in the slot itself (shortstr.ts)
+        }
+        // fall through: a longer string goes into a block
         default:
           if (value === null) { this.tag = TAG_NULL; return 0; }
           try {
