@@ -62,7 +62,9 @@ const isArray = Array.isArray;
 // to the general codec, so the scratch is never shared.
 
 const nums = new Float64Array(SMALL_ITEMS);
-const kinds = new Uint8Array(2 * SMALL_ITEMS); // an object's: key kinds at 2i, value kinds at 2i + 1
+/** Item kinds: an array's element i at i, an object's value i at 2i + 1 (its keys are written
+ *  from Object.keys' list in pass 2, which checks their code units as it copies them). */
+const kinds = new Uint8Array(2 * SMALL_ITEMS);
 const strs: string[] = new Array<string>(2 * SMALL_ITEMS).fill('');
 let busy = false;
 
