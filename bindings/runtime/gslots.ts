@@ -173,9 +173,10 @@ export class GSlots {
    * A finished G's result (or error) in one slot's form: returns the payload and leaves the tag
    * in `this.tag` (TAG_NUMBER and the number; TAG_SHORT and a short string's bytes; TAG_BLOCK
    * and the address of the value block it wrote, straight for a small value; TAG_ERROR and an
-   * error block's; a tag alone and 0). A
-   * value that cannot cross becomes the codec's TypeError, as the task's error. The caller
-   * places the block (a slot owns it from then on). `name`: the task, for the codec's messages.
+   * error block's; a tag alone and 0). A value that cannot cross becomes the codec's TypeError,
+   * as the task's error. The caller places the block (a slot owns it from then on). `name`: the
+   * task, for the codec's messages. The M finishing the G (or the main thread failing a crashed
+   * M's).
    */
   slotOf(value: unknown, isError: boolean, name: string): number {
     if (!isError) {

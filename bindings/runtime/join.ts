@@ -61,6 +61,8 @@ export function finishG(f: Finisher, g: number, a: number, from: number, value: 
   if (f.core.finishSlot(f.p, g, from, tag, x) !== 0) return;
   gs.setResultSlot(a, tag, x);
   f.setStatus(g, a, from, G_DEAD);
+  // f.views.i32 is read at each use, never kept: gs.addr of another G, or a result's heap block,
+  // may grow the memory and replace the views, and an old view traps past its end.
   const to = joinFinish(f.views.i32, a); // publish the result: who takes it
   if (to === JOIN_TO_PARENT) {
     const pg = gs.parentOf(a);
