@@ -985,9 +985,11 @@ export function encodeLabelled(views: Views, heap: Heap, value: unknown, shared:
   labelOf: (name: string, index: number) => string, name: string, index: number): number {
   const small = encodeSmall(views, heap, value); // the same bytes, written straight (small.ts)
   if (small > 0) return small;
-  if (small === 0) return encodeBlock(views, heap, value, labelOf(name, index), shared, 0);
-  if (small === RESUME) return encodeBlock(views, heap, value, labelOf(name, index), shared, 0, true);
-  throw outOfMemory(labelOf(name, index), -small);
+  if (small < RESUME) throw outOfMemory(labelOf(name, index), -small); // -size: no block that big
+  // One call site: encodeBlock is large. With two here, a 40-char string's round trip (the
+  // general encoder's) measured 0.57 us against 0.44 us without the fast path; with one, the
+  // same within the noise.
+  return encodeBlock(views, heap, value, labelOf(name, index), shared, 0, small === RESUME);
 }
 
 /** encodeValue without the small values' fast path: the general encoder alone, for the tests
