@@ -17,6 +17,6 @@ export { pReserve, pRetire, handoff, pGiveBack } from './sysmon';
 export { pDetach, mStart, mExit } from './mlife';
 export { procresize, pStop } from './procresize';
 export { spawnNew } from './spawn';
-export { joinLink, finishLinked, finishNum, joinTasks } from './join';
+export { joinLink, finishLinked, finishSlot, joinTasks } from './join';
 export { forkNew, forkDone, forkPush, forkPop, forkHelp } from './fork';
 export { forkLen } from './forkq';

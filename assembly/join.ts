@@ -1,7 +1,7 @@
 // The join's busiest steps in the core (docs/DESIGN.md "Results and joins", "The cost of a
 // task"): the joiner marks a child JOIN_PARENT unless it is done (joinLink), and a linked child's
 // finisher frees it and releases its continuation's count (finishLinked); the runtime's common
-// finish (a number into a linked child's slot: finishNum) and common join (one to four spawned
+// finish (a result that fits one slot, into a linked child's: finishSlot) and common join (one to four spawned
 // children: joinTasks) are each those steps and their neighbours in one call. The runtime's
 // other steps on the join word and the count are in bindings/runtime/joinword.ts; these are
 // here because a Wasm atomic is one instruction where a JS one is a builtin call (DESIGN.md
@@ -9,7 +9,7 @@
 
 import {
   G_ARG_TAGS, G_ARGC, G_ARGS, G_DEAD, G_FN, G_INDEX, G_INLINE_ARGS, G_JOIN, G_PARENT, G_PENDING, G_PRIO,
-  G_RESULT, G_RESULT_TAG, G_SPILL, GF_CONT, GF_SHAPED, JOIN_DONE, JOIN_PARENT, TAG_NUMBER,
+  G_RESULT, G_RESULT_TAG, G_SPILL, GF_CONT, GF_SHAPED, JOIN_DONE, JOIN_PARENT,
 } from './shared/layout';
 import { gAddr, gSetStatus } from './gtable';
 import { gfPut } from './gfree';
@@ -58,12 +58,14 @@ export function finishLinked(p: i32, g: u32, pg: u32): i32 {
 
 /**
  * finishG's common case in one call (the runtime's join.ts; DESIGN.md "The cost of a task"): G g
- * (status `from`) returned the number x. When g is linked to a join continuation (JOIN_PARENT in
- * its join word), x goes into the continuation's slot G_INDEX as a number, g goes G_DEAD, then
- * finishLinked: 1. Otherwise nothing is done: 0 (the runtime then stores the result and
- * publishes it, joinword.ts joinFinish). The M that ran g, holding P p.
+ * (status `from`) finished with a result that fits one slot: `tag` and the payload x (a number
+ * with TAG_NUMBER; a value or error block's address with TAG_BLOCK or TAG_ERROR, written by the
+ * runtime before this call; 0 with a tag alone). When g is linked to a join continuation
+ * (JOIN_PARENT in its join word), tag and x go into the continuation's slot G_INDEX, g goes
+ * G_DEAD, then finishLinked: 1. Otherwise nothing is done: 0 (the runtime then stores the
+ * result and publishes it, joinword.ts joinFinish). The M that ran g, holding P p.
  */
-export function finishNum(p: i32, g: u32, from: u32, x: f64): i32 {
+export function finishSlot(p: i32, g: u32, from: u32, tag: u32, x: f64): i32 {
   let gp = gAddr(g);
   if ((atomic.load<u32>(gp, G_JOIN) & JOIN_PARENT) == 0) return 0; // pairs with joinLink's CAS
   // plain: stored by the joiner before its CAS set JOIN_PARENT, which the load above saw
@@ -71,18 +73,18 @@ export function finishNum(p: i32, g: u32, from: u32, x: f64): i32 {
   let i = load<u32>(gp, G_INDEX);
   let pp = gAddr(pg);
   let argc = load<u32>(pp, G_ARGC); // plain: set by the joiner before the link
-  let tag: usize;
+  let tagAt: usize;
   let slot: usize;
   if (argc <= <u32>G_INLINE_ARGS) {
-    tag = pp + G_ARG_TAGS + i;
+    tagAt = pp + G_ARG_TAGS + i;
     slot = pp + G_ARGS + (<usize>i << 3);
   } else {
     let sp = <usize>load<u32>(pp, G_SPILL); // plain: as argc
-    tag = sp + (<usize>argc << 3) + i;
+    tagAt = sp + (<usize>argc << 3) + i;
     slot = sp + (<usize>i << 3);
   }
   // plain: this child's slot is its own; the release in finishLinked publishes it
-  store<u8>(tag, <u8>TAG_NUMBER);
+  store<u8>(tagAt, <u8>tag);
   store<f64>(slot, x);
   gSetStatus(g, from, G_DEAD);
   finishLinked(p, g, pg);

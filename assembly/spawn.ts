@@ -1,21 +1,26 @@
 // ctx.spawn's core side in one call (docs/DESIGN.md "Results and joins", "The cost of a task"):
-// a fresh G with its fields and up to three number arguments, made runnable as newproc makes
-// it. The runtime takes this path for a spawn whose arguments are all numbers; any other goes
-// through gfGet, the codec and newproc (or ready) as separate calls.
+// a fresh G with its fields and up to seven number arguments (G_INLINE_ARGS, as forkNew), made
+// runnable as newproc makes it. The runtime takes this path for a spawn whose arguments are all
+// numbers; any other goes through gfGet, the codec and newproc (or ready) as separate calls.
 
 import { G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_PARENT, G_PRIO, PARENT_SPAWNER, TAG_NUMBER } from './shared/layout';
 import { gAddr } from './gtable';
 import { gfGet } from './gfree';
 import { newproc } from './sched';
 
+/** TAG_NUMBER in each of a G's eight argument tag bytes (G_ARG_TAGS). */
+const NUMBER_TAGS: u64 = <u64>TAG_NUMBER * 0x0101010101010101;
+
 /**
- * G parent, running on M m with P p, spawns fn(x0..x2) (argc <= 3 numbers; the rest ignored):
- * a G from p's free list (gfGet) gets fn, argc, the number slots, G_PARENT = PARENT_SPAWNER |
- * m (the handle is m's until a join links it) and G_PRIO = prio (token and class), then newproc
- * (runnext; an M that traces records the spawn with `parent`). Returns g, or 0 when the G table
- * is full (nothing changed). M m holding P p only.
+ * G parent, running on M m with P p, spawns fn(x0..x6) (argc <= G_INLINE_ARGS (7) numbers; all
+ * seven stored, the slots past argc never read): a G from p's free list (gfGet) gets fn, argc,
+ * the number slots and their tag bytes (TAG_NUMBER in the first argc), G_PARENT =
+ * PARENT_SPAWNER | m (the handle is m's until a join links it) and G_PRIO = prio (token and
+ * class), then newproc (runnext; an M that traces records the spawn with `parent`). Returns g,
+ * or 0 when the G table is full (nothing changed). M m holding P p only.
  */
-export function spawnNew(p: i32, m: i32, fn: u32, argc: u32, x0: f64, x1: f64, x2: f64, prio: u32, parent: u32): u32 {
+export function spawnNew(p: i32, m: i32, fn: u32, argc: u32, x0: f64, x1: f64, x2: f64, x3: f64, x4: f64, x5: f64,
+  x6: f64, prio: u32, parent: u32): u32 {
   let g = gfGet(p);
   if (g == 0) return 0;
   let gp = gAddr(g);
@@ -24,10 +29,14 @@ export function spawnNew(p: i32, m: i32, fn: u32, argc: u32, x0: f64, x1: f64, x
   store<u32>(gp, argc, G_ARGC);
   store<u32>(gp, PARENT_SPAWNER | <u32>m, G_PARENT);
   store<u32>(gp, prio, G_PRIO);
-  store<u32>(gp, (<u32>TAG_NUMBER * 0x10101) & ((<u32>1 << (argc << 3)) - 1), G_ARG_TAGS); // the first argc tag bytes
-  if (argc > 0) store<f64>(gp, x0, G_ARGS);
-  if (argc > 1) store<f64>(gp, x1, G_ARGS + 8);
-  if (argc > 2) store<f64>(gp, x2, G_ARGS + 16);
+  store<u64>(gp, NUMBER_TAGS & ((<u64>1 << (<u64>(argc & 7) << 3)) - 1), G_ARG_TAGS); // little-endian: tag i is byte i
+  store<f64>(gp, x0, G_ARGS);
+  store<f64>(gp, x1, G_ARGS + 8);
+  store<f64>(gp, x2, G_ARGS + 16);
+  store<f64>(gp, x3, G_ARGS + 24);
+  store<f64>(gp, x4, G_ARGS + 32);
+  store<f64>(gp, x5, G_ARGS + 40);
+  store<f64>(gp, x6, G_ARGS + 48);
   newproc(p, m, g, parent);
   return g;
 }

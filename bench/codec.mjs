@@ -1,6 +1,9 @@
-// Value codec micro-benchmark: one value's round trip (encodeValue, decodeValue, heapFree) as a
-// task argument or result makes it, on the working tree's codec and, with --baseline REF, on the
-// codec of another commit, in one run.
+// Value codec micro-benchmark: one value's round trip through a G's slot (writeSlot: the slot
+// itself for a number, encodeValue into a block for anything else; readSlot; freeSlot) as a task
+// argument or result makes it, on the working tree's codec and, with --baseline REF, on the
+// codec of another commit, in one run. Each value's time is also given against a number's in the
+// same repetition (the small values' fast path, bindings/codec/small.ts, against what travels in
+// the slot itself).
 //
 //   node bench/codec.mjs [--quick] [--reps N] [--json FILE] [--baseline REF]
 //
@@ -25,6 +28,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** name -> a function making the value (called in the worker, so both variants get equal ones). */
 const VALUES = {
+  '42 (a number: the slot itself)': () => 42,
+  '[n, 1, depth]': () => [1234, 1, 17],
+  '[1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5]': () => [1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5],
+  "['a', true, null]": () => ['a', true, null],
   "'hello'": () => 'hello',
   '40-char string': () => 'The quick brown fox jumps over the lazy d',
   '[1, 2, 3]': () => [1, 2, 3],
@@ -64,10 +71,13 @@ if (!isMainThread) {
   const views = codec.createViews(memory);
   const values = Object.fromEntries(Object.entries(VALUES).map(([k, make]) => [k, make()]));
   let sink = 0;
+  // A G's result slot (its tag byte, then the 8-aligned payload), below the heap.
+  const TAG = 1024;
+  const SLOT = 1032;
   const roundTrip = (v) => {
-    const addr = codec.encodeValue(views, heap, v, 'bench', null);
-    const back = codec.decodeValue(views, addr, null);
-    heap.heapFree(addr);
+    codec.writeSlot(views, heap, TAG, SLOT, v, 'bench', null);
+    const back = codec.readSlot(views, TAG, SLOT, null);
+    codec.freeSlot(views, heap, TAG, SLOT);
     return back;
   };
   parentPort.on('message', ({ name, ms }) => {
@@ -165,10 +175,15 @@ async function main() {
         }
       }
     }
-    const res = new Results('codec', 'value round trip (encodeValue + decodeValue + heapFree), one thread', variants[0].name);
+    const res = new Results('codec', 'value round trip through a slot (writeSlot + readSlot + freeSlot), one thread', variants[0].name);
+    const number = names[0];
     for (const name of names) {
       for (const v of variants) {
-        res.add({ group: name, variant: v.name, metric: 'ns per round trip', better: 'lower', values: figures.get(`${name}\0${v.name}`) });
+        const ns = figures.get(`${name}\0${v.name}`);
+        res.add({ group: name, variant: v.name, metric: 'ns per round trip', better: 'lower', values: ns });
+        if (name === number) continue;
+        const base = figures.get(`${number}\0${v.name}`);
+        res.add({ group: name, variant: v.name, metric: "x a number's (same rep)", better: 'lower', values: ns.map((x, i) => x / base[i]) });
       }
     }
     res.note(`${opts.reps} repetitions of ${ms} ms per value and variant; each the fastest batch (about 0.2 ms) of its repetition`);

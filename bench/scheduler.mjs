@@ -8,6 +8,10 @@
 //   fibc(27)            a task per call, joined by continuation: 635,621 task calls (317,811
 //                       leaves + 317,810 inner calls) plus 317,810 join continuations. The rate
 //                       counts task calls only; the Gs row counts calls + joins from stats().
+//   small values        fibc(24)'s tree exchanging other values than one number (issue 30): a
+//                       tuple [fib, leaves, depth] as each result, a record { fib, leaves,
+//                       depth }, a short string, or seven number arguments per spawn; each
+//                       against fibc on the same backend, in the same repetition.
 //   fibcut(35, 20)      fork-join above 20, plain recursion below, against fib(35) on the main
 //                       thread: speed-up.
 //   tiny roots          200,000 inc(x) root tasks from the main thread, all in flight: tasks/s,
@@ -48,6 +52,7 @@ import * as T from './tasks.mjs';
 async function warmUp(sched, itersPerMs) {
   const r = stealworkRunner(sched.backend, sched);
   for (let i = 0; i < 3; i++) await sched.run('fibc', 16);
+  for (let i = 0; i < 3; i++) await Promise.all([sched.run('fibt', 16, 0), sched.run('fibr', 16, 0), sched.run('fibstr', 16), sched.run('fib7', 16, 1, 2, 3, 4, 5, 6)]);
   await sched.run('fibcut', 24, 14);
   await tinyRoots(r, 2000);
   await tinyRootTasks(sched, 2000);
@@ -95,6 +100,42 @@ async function runScheduler(opts) {
       }
       res.note(`fibc(${n}) makes ${calls} task calls and ${(calls - 1) / 2} join continuations (${calls + (calls - 1) / 2} Gs); ` +
         "'task calls/s' counts calls only, 'Gs/s' counts every G run (stats().totals.executed)");
+    });
+
+    // small values: fibc's tree with tuples, records, strings or seven arguments (issue 30).
+    await res.attempt('small values', async () => {
+      const n = S.values;
+      const calls = fibcCalls(n);
+      const fib = fibValue(n);
+      const leaves = fibValue(n + 1);
+      const isCounts = (v) => Array.isArray(v) && v.length === 3 && v[0] === fib && v[1] === leaves && v[2] === n - 1;
+      const shapes = {
+        'numbers': (s) => s.run('fibc', n).then((v) => v === fib),
+        '[fib, leaves, depth]': (s) => s.run('fibt', n, 0).then(isCounts),
+        '{ fib, leaves, depth }': (s) => s.run('fibr', n, 0).then((v) => isCounts([v?.fib, v?.leaves, v?.depth])),
+        "a short string ('zero')": (s) => s.run('fibstr', n).then((v) => v === 'zero'),
+        'seven number arguments': (s) => s.run('fib7', n, 1, 2, 3, 4, 5, 6).then((v) => v === fib),
+      };
+      const names = Object.keys(shapes);
+      const variants = backends.flatMap((b) => names.map((x) => `${b}\u0000${x}`));
+      const out = await interleave(variants, reps, async (v) => {
+        const [b, shape] = v.split('\u0000');
+        const t0 = now();
+        const ok = await shapes[shape](scheds.get(b));
+        const ms = now() - t0;
+        check(ok, `small values, ${b}: fib(${n}) with ${shape} gave a wrong result`);
+        return ms;
+      });
+      for (const b of backends) {
+        const g = `small values (${b}): fibc(${n})'s ${calls.toLocaleString('en-US')} task calls exchanging`;
+        const base = out.get(`${b}\u0000numbers`);
+        for (const x of names) {
+          const ms = out.get(`${b}\u0000${x}`);
+          res.add({ group: g, variant: x, metric: 'time', unit: 'ms', better: 'lower', values: ms, baseline: 'numbers' });
+          if (x !== 'numbers') res.add({ group: g, variant: x, metric: 'time / numbers (same rep)', better: 'lower', values: ms.map((t, i) => t / base[i]) });
+        }
+      }
+      res.note(`small values: the targets (issue 30) are the tuple within 1.5x of numbers and seven arguments within 1.2x, for spawn plus ctx.join`);
     });
 
     // fibcut: coarse fork-join vs plain recursion on the main thread.

@@ -36,6 +36,49 @@ export function fibcut(ctx, n, cut) {
   return ctx.join('sum', ctx.spawn('fibcut', n - 1, cut), ctx.spawn('fibcut', n - 2, cut));
 }
 
+// ---- small values: fibc with other results and arguments (the scheduler suite's "small values")
+//
+// The same tree as fibc; only what the tasks exchange differs: a tuple [fib, leaves, depth] as
+// each result, a record { fib, leaves, depth }, a short string ('one' per leaf, the longer of
+// two), or seven number arguments per spawn. Each is timed against fibc on the same backend.
+
+/** fib as [fib(n), leaves, deepest depth]: each result a 3-number tuple. */
+export function fibt(ctx, n, d) {
+  if (n < 2) return [n, 1, d];
+  return ctx.join('sumt', ctx.spawn('fibt', n - 1, d + 1), ctx.spawn('fibt', n - 2, d + 1));
+}
+
+export function sumt(ctx, a, b) {
+  return [a[0] + b[0], a[1] + b[1], a[2] > b[2] ? a[2] : b[2]];
+}
+
+/** fib as { fib, leaves, depth }: each result a small record. */
+export function fibr(ctx, n, d) {
+  if (n < 2) return { fib: n, leaves: 1, depth: d };
+  return ctx.join('sumr', ctx.spawn('fibr', n - 1, d + 1), ctx.spawn('fibr', n - 2, d + 1));
+}
+
+export function sumr(ctx, a, b) {
+  return { fib: a.fib + b.fib, leaves: a.leaves + b.leaves, depth: a.depth > b.depth ? a.depth : b.depth };
+}
+
+/** fibc's tree with a short string as each result: 'zero' or 'one' at a leaf, the longer of two
+ *  above (every result a string; the root's is 'zero' only for n = 0). */
+export function fibstr(ctx, n) {
+  if (n < 2) return n === 0 ? 'zero' : 'one';
+  return ctx.join('longer', ctx.spawn('fibstr', n - 1), ctx.spawn('fibstr', n - 2));
+}
+
+export function longer(ctx, a, b) {
+  return a.length >= b.length ? a : b;
+}
+
+/** fibc with six more number arguments per spawn (seven: spawnNew's one core call). */
+export function fib7(ctx, n, a, b, c, d, e, f) {
+  if (n < 2) return n;
+  return ctx.join('sum', ctx.spawn('fib7', n - 1, a, b, c, d, e, f), ctx.spawn('fib7', n - 2, a, b, c, d, e, f));
+}
+
 // ---- tiny, timed and CPU-bound bodies ------------------------------------------------------
 
 /** The smallest task there is. */

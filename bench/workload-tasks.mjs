@@ -60,6 +60,61 @@ export function utsTree(ctx, ti, s0, s1, s2, s3, s4) {
   return r;
 }
 
+// ---- UTS, a task per node through spawn, joined by ctx.join ------------------------------------
+//
+// The form of issue 30 (and Go's goroutine per node): every node is a task of its own, spawned
+// with its state as seven numbers (tree, five state words, height: spawnNew's one core call);
+// it spawns its children and returns ctx.join('utsAdd', ...children), and a leaf returns
+// [nodes, leaves, depth] = [1, 1, height]: every result is a small tuple through the codec's
+// fast path. The root's children (2,000 in T3) are spread by binary splitting (utsSpawnKids).
+
+/** A node of tree TREE_LIST[ti]: its subtree's [nodes, leaves, depth], by a task per child. */
+export function utsSpawnNode(ctx, ti, s0, s1, s2, s3, s4, h) {
+  const k = numChildren(TREE_LIST[ti], h, s4);
+  if (k === 0) return [1, 1, h];
+  const kids = new Array(k);
+  for (let i = 0; i < k; i++) {
+    spawnDigest(s0, s1, s2, s3, s4, i);
+    kids[i] = ctx.spawn('utsSpawnNode', ti, DIGEST[0], DIGEST[1], DIGEST[2], DIGEST[3], DIGEST[4], h + 1);
+  }
+  return ctx.join('utsAdd', ...kids);
+}
+
+/** A node's continuation: its children's counts added, and itself. */
+export function utsAdd(ctx, ...rs) {
+  let nodes = 1, leaves = 0, depth = 0;
+  for (let i = 0; i < rs.length; i++) {
+    const r = rs[i];
+    nodes += r[0];
+    leaves += r[1];
+    if (r[2] > depth) depth = r[2];
+  }
+  return [nodes, leaves, depth];
+}
+
+/** Children lo..hi-1 of the root (state s0..s4), by binary splitting: their subtrees' counts. */
+export function utsSpawnKids(ctx, ti, s0, s1, s2, s3, s4, lo, hi) {
+  if (hi - lo === 1) {
+    spawnDigest(s0, s1, s2, s3, s4, lo);
+    return utsSpawnNode(ctx, ti, DIGEST[0], DIGEST[1], DIGEST[2], DIGEST[3], DIGEST[4], 1);
+  }
+  const mid = (lo + hi) >>> 1;
+  return ctx.join('utsPair', ctx.spawn('utsSpawnKids', ti, s0, s1, s2, s3, s4, lo, mid),
+    ctx.spawn('utsSpawnKids', ti, s0, s1, s2, s3, s4, mid, hi));
+}
+
+/** Two subtrees' counts added (no node of their own). */
+export function utsPair(ctx, a, b) {
+  return [a[0] + b[0], a[1] + b[1], a[2] > b[2] ? a[2] : b[2]];
+}
+
+/** The whole tree from its root's state, a task per node through spawn and ctx.join. */
+export function utsSpawnTree(ctx, ti, s0, s1, s2, s3, s4) {
+  const k = numChildren(TREE_LIST[ti], 0, s4);
+  if (k === 0) return [1, 1, 0];
+  return ctx.join('utsAdd', ctx.spawn('utsSpawnKids', ti, s0, s1, s2, s3, s4, 0, k));
+}
+
 // ---- UTS, chunked ---------------------------------------------------------------------------
 //
 // UTS's own work-stealing form: a task walks its stack of nodes (6 ints a node: state, height)

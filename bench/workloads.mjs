@@ -8,7 +8,8 @@
 //   UTS T1, T3   UTS's sample trees with its SHA-1 random number generator (bench/kernels/):
 //                T1 geometric, 4,130,071 nodes, depth 10; T3 binomial, 4,112,897 nodes, depth
 //                1,572, 3,599,034 leaves. stealwork chunked (a task walks 256 nodes, then forks
-//                the oldest half of its stack) and a fork per node, [nodes, leaves, depth] per
+//                the oldest half of its stack), a fork per node, and a task per node through
+//                ctx.spawn and ctx.join (Go's goroutine per node), [nodes, leaves, depth] per
 //                node; piscina: the main thread expands the tree to a level of >= 256 nodes and
 //                submits each subtree; Go: the same chunked walk with a goroutine per chunk, and
 //                (T3) a goroutine per node.
@@ -134,7 +135,7 @@ async function runWorkloads(opts) {
     }
     summary.push({
       workload: key, stealwork: speed[geo.sw], self, go: geo.go ? speed[geo.go] : NaN, piscina: speed.piscina, swForm: geo.sw, goForm: geo.go,
-      perNode: speed['stealwork fork per node'], goPerNode: speed['Go goroutine per node'],
+      perNode: speed['stealwork fork per node'], spawnPerNode: speed['stealwork spawn per node'], goPerNode: speed['Go goroutine per node'],
     });
     return speed;
   }
@@ -160,6 +161,7 @@ async function runWorkloads(opts) {
           'one JS thread': { run: async () => { const x = await timed(() => walk(t, root6)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}, want ${want}` }; } },
           'stealwork chunked': { run: async () => { const x = await timed(() => sched.run('utsChunk', ti, root6, S.chunk)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}` }; } },
           'stealwork fork per node': { run: async () => { const x = await timed(() => sched.run('utsTree', ti, ...root)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}` }; } },
+          'stealwork spawn per node': { run: async () => { const x = await timed(() => sched.run('utsSpawnTree', ti, ...root)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}` }; } },
           [ONE_P]: { run: async () => { const x = await timed(() => sched1.run('utsChunk', ti, root6, S.chunk)); return { ms: x.ms, ok: same(x.v), what: `counted ${x.v}` }; } },
           piscina: {
             run: async () => {
@@ -314,6 +316,12 @@ function printTargets(res, P) {
     '(target: stealwork >= Go)');
   const t3 = res.rows.find((r) => r.group.startsWith('UTS T3') && r.variant === 'stealwork fork per node' && r.metric.startsWith('speed-up'));
   if (t3) console.log(`  UTS T3, a fork per node, [nodes, leaves, depth] per node: ${t3.median.toFixed(2)}x one plain JS thread on ${P} Ps (target >= 1.3x)`);
+  const sp = res.rows.find((r) => r.group.startsWith('UTS T3') && r.variant === 'stealwork spawn per node' && r.metric.startsWith('speed-up'));
+  const go = res.rows.find((r) => r.group.startsWith('UTS T3') && r.variant === 'Go goroutine per node' && r.metric.startsWith('speed-up'));
+  if (sp) {
+    console.log(`  UTS T3, a task per node through ctx.spawn and ctx.join, [nodes, leaves, depth] per node: ${sp.median.toFixed(2)}x one plain JS thread on ${P} Ps ` +
+      `(target >= 0.45x${go ? `; Go's goroutine per node: ${go.median.toFixed(2)}x Go sequential` : ''})`);
+  }
 }
 
 if (isMain(import.meta)) {

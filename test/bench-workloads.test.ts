@@ -87,12 +87,13 @@ describe('the fork-join forms on 2 Ps agree with one thread', () => {
   });
   afterAll(async () => { await s?.close({ force: true }); });
 
-  it.each(['S1', 'S3'])('UTS %s: a fork per node and chunked count [nodes, leaves, depth] as the walk does', async (name) => {
+  it.each(['S1', 'S3'])('UTS %s: a fork per node, a task per node and chunked count [nodes, leaves, depth] as the walk does', async (name) => {
     const ti = TREE_NAMES.indexOf(name);
     const t = TREE_LIST[ti];
     const want = walkTree(t);
     const root = Array.from(rootState(t.seed) as Int32Array);
     expect(await within(s.run('utsTree', ti, ...root), 60000, 'utsTree')).toEqual(want);
+    expect(await within(s.run('utsSpawnTree', ti, ...root), 60000, 'utsSpawnTree')).toEqual(want);
     for (const chunk of [16, 256]) {
       expect(await within(s.run('utsChunk', ti, Int32Array.from([...root, 0]), chunk), 60000, 'utsChunk')).toEqual(want);
     }

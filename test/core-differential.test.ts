@@ -239,7 +239,7 @@ type QOp =
   | { k: 'spawnNew'; p: number; argc: number; x: number; prio: number }
   | { k: 'joinLink'; pick: number; par: number; i: number; word: number }
   | { k: 'finishLinked'; p: number; pick: number; par: number; last: boolean }
-  | { k: 'finishNum'; p: number; pick: number; par: number; i: number; argc: number; linked: boolean; last: boolean; x: number }
+  | { k: 'finishSlot'; p: number; pick: number; par: number; i: number; argc: number; linked: boolean; last: boolean; tag: number; x: number }
   | { k: 'joinTasks'; p: number; pick: number; kids: number[]; done: boolean[]; prio: number };
 
 const pSel = fc.integer({ min: -1, max: 15 }); // -1: global / no P; else taken mod nprocs
@@ -278,9 +278,9 @@ const qOp: fc.Arbitrary<QOp> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ k: fc.constant('forkDone' as const), p: sel, pick: sel }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('joinLink' as const), pick: sel, par: sel, i: fc.integer({ min: 0, max: 6 }), word: fc.constantFrom(0, L.JOIN_DONE, L.JOIN_DONE | L.JOIN_DETACHED, L.JOIN_FORK, L.JOIN_PARENT) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('finishLinked' as const), p: pSel, pick: sel, par: sel, last: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('finishNum' as const), p: pSel, pick: sel, par: sel, i: fc.integer({ min: 0, max: 11 }), argc: fc.integer({ min: 1, max: 12 }), linked: fc.boolean(), last: fc.boolean(), x: fc.double() }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('finishSlot' as const), p: pSel, pick: sel, par: sel, i: fc.integer({ min: 0, max: 11 }), argc: fc.integer({ min: 1, max: 12 }), linked: fc.boolean(), last: fc.boolean(), tag: fc.constantFrom(L.TAG_NUMBER, L.TAG_BLOCK, L.TAG_ERROR, L.TAG_TRUE), x: fc.double() }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('joinTasks' as const), p: pSel, pick: sel, kids: fc.array(sel, { minLength: 1, maxLength: 4 }), done: fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), prio: prioWord }) },
-  { weight: 4, arbitrary: fc.record({ k: fc.constant('spawnNew' as const), p: sel, argc: fc.integer({ min: 0, max: 3 }), x: fc.double({ noNaN: true }), prio: prioWord }) },
+  { weight: 4, arbitrary: fc.record({ k: fc.constant('spawnNew' as const), p: sel, argc: fc.integer({ min: 0, max: L.G_INLINE_ARGS }), x: fc.double({ noNaN: true }), prio: prioWord }) },
 );
 
 interface Setup {
@@ -544,10 +544,11 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         }
         break;
       }
-      case 'finishNum': {
-        // A G that ran (G_RUNNING) returned number x: linked, it goes into slot i of its
-        // continuation (another dead G, a normal one) and is freed, the continuation readied when
-        // its count reaches 0; not linked, nothing changes.
+      case 'finishSlot': {
+        // A G that ran (G_RUNNING) finished with a result in one slot's form (tag, x): linked, it
+        // goes into slot i of its continuation (another dead G, a normal one) and is freed, the
+        // continuation readied when its count reaches 0; not linked, nothing changes. (The
+        // cores only copy tag and payload: x stands for a block's address too.)
         if (dead.length < 2) return;
         const c = take(dead, op.pick)!;
         const pi = op.par % dead.length;
@@ -563,8 +564,8 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         // Past G_INLINE_ARGS slots the continuation's slots are in its spill block.
         pair.store((h) => h.mem.gAddr(pg) + L.G_SPILL, op.argc > L.G_INLINE_ARGS ? heapAlloc(op.argc * 9) : 0);
         pair.store((h) => h.mem.gAddr(pg) + L.G_PENDING, op.last ? 1 : 2);
-        const r = pair.call('finishNum', p, c, L.G_RUNNING, op.x);
-        expectModel(r, op.linked ? 1 : 0, `finishNum(${p}, ${c}) ${op.linked ? 'linked' : 'not linked'}`);
+        const r = pair.call('finishSlot', p, c, L.G_RUNNING, op.tag, op.x);
+        expectModel(r, op.linked ? 1 : 0, `finishSlot(${p}, ${c}) ${op.linked ? 'linked' : 'not linked'}`);
         if (!op.linked) {
           pair.store((h) => h.mem.gAddr(c), L.G_DEAD); // untouched: a plain dead G again
           pair.store((h) => h.mem.gAddr(c) + L.G_PARENT, 0);
@@ -616,10 +617,10 @@ function runQueues(s: Setup, ops: QOp[], everyStep: boolean): Pair {
         break;
       }
       case 'spawnNew': {
-        // ctx.spawn of argc numbers (x, x + 1, x + 2) from M 0: gfGet, the fields, newproc.
+        // ctx.spawn of argc numbers (x, x + 1, .., x + 6) from M 0: gfGet, the fields, newproc.
         const p = op.p % n;
         const want = model.gfGet(p);
-        const r = pair.call('spawnNew', p, 0, 7, op.argc, op.x, op.x + 1, op.x + 2, op.prio, 0);
+        const r = pair.call('spawnNew', p, 0, 7, op.argc, op.x, op.x + 1, op.x + 2, op.x + 3, op.x + 4, op.x + 5, op.x + 6, op.prio, 0);
         expectModel(r, want, `spawnNew(${p})`);
         if (want !== 0) model.ready(p, want, 1, op.prio & L.PRIO_MASK, false);
         break;

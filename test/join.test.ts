@@ -52,10 +52,20 @@ describe.each(['wasm', 'js'] as const)('ctx.join (%s backend)', (backend) => {
     expect(s.stats().sched.heapLiveBlocks).toBe(0);
   });
 
-  it('ctx.spawn hands each child its arguments as given, numbers or not, 0 to 4 of them', async () => {
-    const want = [[], ['-0'], [1.5, 'NaN'], [1, -(2 ** 40), 2 ** 31], [1, 'two', 3], [1, 2, 3, 4], [7], [undefined, null, true]];
+  it('ctx.spawn hands each child its arguments as given, numbers or not, 0 to 8 of them', async () => {
+    const want = [[], ['-0'], [1.5, 'NaN'], [1, -(2 ** 40), 2 ** 31], [1, 'two', 3], [1, 2, 3, 4], [7], [undefined, null, true],
+      [1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6], [-1, 2.5, 3, 4, 5, 6, '-0'], [1, 2, 3, 4, 5, [6], 7], [1, 2, 3, 4, 5, 6, 7, 8]];
     const s = await start(backend, 2);
     for (let i = 0; i < 3; i++) expect(await within(s.run('spawnArgs'), 10_000, 'spawnArgs')).toEqual(want);
+    await within(s.close(), 10_000, 'close');
+    expect(s.stats().sched.heapLiveBlocks).toBe(0);
+  });
+
+  it('short strings travel in the slot itself and longer ones in a block, as results and arguments', async () => {
+    const xs = ['ok', '', 'caf\u00e9', 'seven77', 'eight888', '\u65e5', 'x\u0000y'];
+    const s = await start(backend, 2);
+    for (let i = 0; i < 3; i++) expect(await within(s.run('shortStrings'), 10_000, 'shortStrings')).toEqual([...xs, xs]);
+    for (const x of xs) expect(await within(s.run('echo', x), 10_000, 'echo')).toBe(x); // a root's argument and result
     await within(s.close(), 10_000, 'close');
     expect(s.stats().sched.heapLiveBlocks).toBe(0);
   });

@@ -276,6 +276,7 @@ const PINNED: Record<string, number> = {
   TAG_BLOCK: 5,
   TAG_TASK: 6,
   TAG_ERROR: 7,
+  TAG_SHORT: 8,
 
   BLOCK_HEADER: 8,
 };

@@ -401,6 +401,7 @@ export const TAG_NUMBER = 4; // payload: the f64
 export const TAG_BLOCK = 5; // payload: address of a value block holding the encoded value
 export const TAG_TASK = 6; // payload: a child G id (an argument that is a Task handle)
 export const TAG_ERROR = 7; // payload: address of a value block holding an encoded error
+export const TAG_SHORT = 8; // payload: a string of up to 7 code units below 0x100, its bytes first and its length in byte 7 (the runtime's shortstr.ts)
 
 // Value block header (8 bytes before the user bytes): class, user length.
 export const BLOCK_HEADER = 8;

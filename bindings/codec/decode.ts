@@ -21,6 +21,8 @@ import {
   align4,
 } from './format.js';
 import type { SharedRegistry } from './hooks.js';
+import { decodeSmall, NOT_SMALL } from './small.js';
+import { cachedKey, fromUnits, KEY_CACHE_MAX_LENGTH } from './strings.js';
 import type { Views } from './views.js';
 
 /** Strings up to this many code units are built from their code units (fromUnits); longer
@@ -28,8 +30,6 @@ import type { Views } from './views.js';
  *  chunks. Measured on Node 20: TextDecoder costs ~110 ns at any short length and overtakes
  *  fromCharCode.apply between 24 and 48 code units. */
 const SHORT_STRING = 32;
-/** Chunk for fromCharCode.apply: far below every engine's argument-count limit. */
-const APPLY_CHUNK = 4096;
 
 const utf8Decoder = new TextDecoder('utf-8');
 const utf16Decoder = new TextDecoder('utf-16le', { ignoreBOM: true }); // keep a leading U+FEFF
@@ -66,8 +66,6 @@ function remember(h: number, at: number, o: unknown): void {
 /** What item() returns for a HOLE: never a value. */
 const HOLE = Symbol('hole');
 
-const fromCharCode = String.fromCharCode;
-
 /** Reads the n of a head word h (the cursor is just past h). */
 function count(h: number): number {
   const n = h >>> HEAD_N_SHIFT;
@@ -82,31 +80,6 @@ function corrupt(what: string, at: number): RangeError {
 }
 
 // ---- strings ------------------------------------------------------------------------------
-
-/** The string of n code units at index q of `units` (u8 or u16), without TextDecoder. Up to
- *  8 units, one direct fromCharCode call (measured 2-6x faster than apply for n <= 8; a single
- *  unit hits the engine's one-character string cache). */
-function fromUnits(u: Uint8Array | Uint16Array, q: number, n: number): string {
-  switch (n) {
-    case 0: return '';
-    case 1: return fromCharCode(u[q]!);
-    case 2: return fromCharCode(u[q]!, u[q + 1]!);
-    case 3: return fromCharCode(u[q]!, u[q + 1]!, u[q + 2]!);
-    case 4: return fromCharCode(u[q]!, u[q + 1]!, u[q + 2]!, u[q + 3]!);
-    case 5: return fromCharCode(u[q]!, u[q + 1]!, u[q + 2]!, u[q + 3]!, u[q + 4]!);
-    case 6: return fromCharCode(u[q]!, u[q + 1]!, u[q + 2]!, u[q + 3]!, u[q + 4]!, u[q + 5]!);
-    case 7: return fromCharCode(u[q]!, u[q + 1]!, u[q + 2]!, u[q + 3]!, u[q + 4]!, u[q + 5]!, u[q + 6]!);
-    case 8: return fromCharCode(u[q]!, u[q + 1]!, u[q + 2]!, u[q + 3]!, u[q + 4]!, u[q + 5]!, u[q + 6]!, u[q + 7]!);
-  }
-  if (n <= APPLY_CHUNK) {
-    const codes = new Array<number>(n);
-    for (let i = 0; i < n; i++) codes[i] = u[q + i]!;
-    return fromCharCode.apply(null, codes);
-  }
-  let s = '';
-  for (let i = 0; i < n; i += APPLY_CHUNK) s += fromUnits(u, q + i, n - i < APPLY_CHUNK ? n - i : APPLY_CHUNK);
-  return s;
-}
 
 /** TextDecoder over the bytes [at, at + bytes) of memory. */
 function decodeBytes(decoder: TextDecoder, at: number, bytes: number): string {
@@ -133,41 +106,14 @@ function text(): string {
   const kind = h & HEAD_KIND_MASK;
   if (kind === K_ASCII) {
     const n = h >>> HEAD_N_SHIFT;
-    if (n <= KEY_CACHE_MAX_LENGTH) return cachedKey(n);
+    if (n <= KEY_CACHE_MAX_LENGTH) {
+      const at = p;
+      p = align4(at + n);
+      return cachedKey(u8, at, n);
+    }
   }
   if (kind >= K_ASCII && kind <= K_UTF16_LONE) return string(kind, count(h));
   throw corrupt(`expected a string item, found kind 0x${kind.toString(16)}`, at);
-}
-
-// ---- the key cache ----------------------------------------------------------------------
-//
-// Object keys repeat (an array of records has the same few keys over and over), and building a
-// string costs an allocation and, when it becomes a property key, a string-table lookup. So
-// short ASCII keys go through a direct-mapped cache: hash the bytes, compare with the cached
-// string, and on a hit return the very string used last time. Per thread (module state), never
-// shared; a miss only costs the hash and the compare.
-
-const KEY_CACHE_MAX_LENGTH = 24;
-const KEY_CACHE_SIZE = 1024; // a power of two
-const keyCache: string[] = new Array<string>(KEY_CACHE_SIZE).fill('');
-
-/** The ASCII string of n bytes at the cursor (n <= KEY_CACHE_MAX_LENGTH), from the cache when
- *  it holds it. */
-function cachedKey(n: number): string {
-  const at = p;
-  p = align4(at + n);
-  let hash = n;
-  for (let i = 0; i < n; i++) hash = Math.imul(hash ^ u8[at + i]!, 0x01000193);
-  const slot = (hash ^ (hash >>> 16)) & (KEY_CACHE_SIZE - 1);
-  const cached = keyCache[slot]!;
-  if (cached.length === n) {
-    let i = 0;
-    while (i < n && cached.charCodeAt(i) === u8[at + i]) i++;
-    if (i === n) return cached;
-  }
-  const s = fromUnits(u8, at, n);
-  keyCache[slot] = s;
-  return s;
 }
 
 // ---- items --------------------------------------------------------------------------------
@@ -435,6 +381,13 @@ export function blockSize(views: Views, addr: number): number {
  * SharedArrayBuffers (a TypeError otherwise).
  */
 export function decodeValue(views: Views, addr: number, shared: SharedRegistry | null): unknown {
+  const small = decodeSmall(views, addr); // a small shape, read straight (small.ts)
+  return small !== NOT_SMALL ? small : decodeGeneral(views, addr, shared);
+}
+
+/** decodeValue without the small values' fast path: the general decoder alone, for the tests
+ *  and benchmarks that compare the two. Any thread. */
+export function decodeGeneral(views: Views, addr: number, shared: SharedRegistry | null): unknown {
   const size = blockSize(views, addr);
   if (size < BLOCK_PREFIX + 4 || (size & 3) !== 0) throw corrupt(`bad block length ${size}`, addr);
   views.ensure(addr + size);

@@ -111,6 +111,7 @@ import {
   CodecFailure, describeError, describeObject, propSegment, readFailure, toTypeError, unsupported,
 } from './refusal.js';
 import { Seen } from './seen.js';
+import { encodeSmall, handedItem, handover, RESUME } from './small.js';
 import type { Views } from './views.js';
 
 /** Nesting deeper than this is a TypeError rather than a stack overflow (encode and decode
@@ -135,6 +136,7 @@ const textEncoder = new TextEncoder();
 const SAB: SharedArrayBufferConstructor | null =
   typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null;
 const hasOwn = Object.prototype.hasOwnProperty;
+const isEnumerable = Object.prototype.propertyIsEnumerable;
 const getTime = Date.prototype.getTime;
 
 // ---------------------------------------------------------------------------------------
@@ -479,11 +481,54 @@ class Encoder {
       }
       at = -1;
       const present = n - holes;
-      if (ownCount(a) !== present) this.namedProps(a, start, present);
+      const own = ownCount(a);
+      if (own < present) {
+        // An element written as present is not an own enumerable property (a non-enumerable
+        // index, or one inherited from the prototype chain): structuredClone leaves a hole
+        // there. Write the array again, testing each index.
+        this.pos = start;
+        this.seen.truncate(seenAfter);
+        this.arrayExact(a, n);
+      } else if (own !== present) {
+        this.namedProps(a, start, present);
+      }
     } catch (e) {
       throw this.within(e, at < 0 ? null : `[${at}]`);
     }
     this.leave();
+  }
+
+  /** ARRAY (ARRAY_PROPS, SPARSE_ARRAY) with a HOLE wherever the index is not an own enumerable
+   *  property, however it reads: array's slow path, for the arrays whose counts disagree with
+   *  what array's loop saw. */
+  private arrayExact(a: unknown[], n: number): void {
+    const start = this.pos;
+    const seenAfter = this.seen.count;
+    let at = -1;
+    try {
+      this.head(K_ARRAY, n);
+      let holes = 0;
+      for (at = 0; at < n; at++) {
+        if (!isEnumerable.call(a, at)) {
+          holes++;
+          if (holes > SPARSE_MIN_HOLES && 2 * holes > at) {
+            this.pos = start;
+            this.seen.truncate(seenAfter);
+            at = -1;
+            this.sparse(a, n);
+            return;
+          }
+          this.word(K_HOLE);
+        } else {
+          this.item(a[at]);
+        }
+      }
+      at = -1;
+      const present = n - holes;
+      if (ownCount(a) !== present) this.namedProps(a, start, present);
+    } catch (e) {
+      throw this.within(e, at < 0 ? null : `[${at}]`);
+    }
   }
 
   /** After an ARRAY's elements: the array has named properties too, so it becomes ARRAY_PROPS
@@ -647,6 +692,67 @@ class Encoder {
     return id;
   }
 
+  // ---- a value the small values' fast path began (small.ts RESUME) --------------------------
+
+  /** Encodes the container small.ts handed over as item(value) would from the start, with the
+   *  values it read taken from the handover instead of read again (the last one is the item it
+   *  did not write, or what reading it threw). The top item only. */
+  resumeSmall(): void {
+    const h = handover;
+    const o = h.value!;
+    const keys = h.keys;
+    const m = h.count;
+    const last = h.last;
+    const more = !h.stop; // `last` was read (or threw)
+    h.value = null; // the handover pins nothing
+    h.keys = null;
+    h.last = undefined;
+    this.seen.record(o, this.pos);
+    this.enter();
+    let at = -1;
+    try {
+      if (keys === null) {
+        // An array that was dense, with no named property, when small.ts listed its keys (its
+        // snapshot: as structuredClone lists them first too); its elements are not numbers only
+        // (or reading one threw): ARRAY, as array() writes it, with no second count.
+        const a = o as unknown[];
+        const n = a.length;
+        this.head(K_ARRAY, n);
+        // The items read are primitives: no getter runs before the last of them is written.
+        for (at = 0; at < m; at++) this.item(handedItem(at));
+        if (h.threw) throw last;
+        this.item(last);
+        for (at = m + 1; at < n; at++) {
+          const v = a[at];
+          if (v === undefined && !hasOwn.call(a, at)) this.word(K_HOLE); // gone since the snapshot
+          else this.item(v);
+        }
+        at = -1;
+      } else {
+        const n = keys.length;
+        this.head(h.kind, n);
+        for (at = 0; at < m; at++) {
+          this.string(keys[at]!);
+          this.item(handedItem(at));
+        }
+        if (more) {
+          this.string(keys[m]!);
+          if (h.threw) throw last;
+          this.item(last);
+          at = m + 1;
+        }
+        for (; at < n; at++) {
+          const k = keys[at]!;
+          this.string(k);
+          this.item((o as Record<string, unknown>)[k]);
+        }
+      }
+    } catch (e) {
+      throw this.within(e, at < 0 ? null : keys === null ? `[${at}]` : propSegment(keys[at]!));
+    }
+    this.leave();
+  }
+
   // ---- Errors: lenient, an Error always encodes --------------------------------------------
 
   /** name, message, stack, cause and extra own enumerable props; a cause or prop that cannot be
@@ -800,12 +906,17 @@ function readOwns(o: object, key: string): boolean {
 
 const main = new Encoder(SCRATCH_INITIAL);
 
+/** The RangeError of a full heap: no value block of `size` bytes for `label`'s value. */
+function outOfMemory(label: string, size: number): RangeError {
+  return new RangeError(`${label}: out of shared memory (a value block of ${size} bytes)`);
+}
+
 /** Allocates a block for the encoding in `enc` and copies it in; returns the block address. */
 function copyOut(views: Views, heap: Heap, enc: Encoder, label: string): number {
   const size = enc.pos;
   enc.u32[0] = size;
   const addr = heap.heapAlloc(size);
-  if (addr === 0) throw new RangeError(`${label}: out of shared memory (a value block of ${size} bytes)`);
+  if (addr === 0) throw outOfMemory(label, size);
   if (addr + size > views.end) {
     try {
       views.ensure(addr + size);
@@ -825,15 +936,18 @@ function copyOut(views: Views, heap: Heap, enc: Encoder, label: string): number 
   return addr;
 }
 
+/** The block of `value` (after the item `wrap`, unless 0) from the general encoder; with
+ *  `resume`, of the value small.ts handed over (RESUME), taken from where it stopped. */
 function encodeBlock(views: Views, heap: Heap, value: unknown, label: string,
-  shared: SharedRegistry | null, wrap: number): number {
+  shared: SharedRegistry | null, wrap: number, resume = false): number {
   const enc = main.busy ? new Encoder(256) : main;
   enc.busy = true;
   enc.shared = shared;
   enc.pos = BLOCK_PREFIX;
   try {
     if (wrap !== 0) enc.word(wrap);
-    enc.item(value);
+    if (resume) enc.resumeSmall();
+    else enc.item(value);
   } catch (e) {
     enc.reset();
     throw toTypeError(e, label);
@@ -853,6 +967,34 @@ function encodeBlock(views: Views, heap: Heap, value: unknown, label: string,
  * freeSlot on the slot holding it). Any thread; `views` must be this thread's.
  */
 export function encodeValue(views: Views, heap: Heap, value: unknown, label: string,
+  shared: SharedRegistry | null): number {
+  return encodeLabelled(views, heap, value, shared, asLabel, label, 0);
+}
+
+/** A label given as it is (encodeValue's). */
+function asLabel(label: string): string {
+  return label;
+}
+
+/**
+ * encodeValue with the label made only when the general encoder is needed or the value fails:
+ * `labelOf(name, index)`. The runtime's argument and result writes name the task and the
+ * argument this way, so a small value pays for no string. Any thread.
+ */
+export function encodeLabelled(views: Views, heap: Heap, value: unknown, shared: SharedRegistry | null,
+  labelOf: (name: string, index: number) => string, name: string, index: number): number {
+  const small = encodeSmall(views, heap, value); // the same bytes, written straight (small.ts)
+  if (small > 0) return small;
+  if (small < RESUME) throw outOfMemory(labelOf(name, index), -small); // -size: no block that big
+  // One call site: encodeBlock is large. With two here, a 40-char string's round trip (the
+  // general encoder's) measured 0.57 us against 0.44 us without the fast path; with one, the
+  // same within the noise.
+  return encodeBlock(views, heap, value, labelOf(name, index), shared, 0, small === RESUME);
+}
+
+/** encodeValue without the small values' fast path: the general encoder alone, for the tests
+ *  and benchmarks that compare the two. Any thread. */
+export function encodeGeneral(views: Views, heap: Heap, value: unknown, label: string,
   shared: SharedRegistry | null): number {
   return encodeBlock(views, heap, value, label, shared, 0);
 }

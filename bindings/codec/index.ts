@@ -3,7 +3,7 @@
 
 export { Views, createViews } from './views.js';
 export type { Heap, SharedRegistry } from './hooks.js';
-export { encodeValue, MAX_DEPTH } from './encode.js';
+export { encodeValue, encodeLabelled, MAX_DEPTH } from './encode.js';
 export { SUPPORTED } from './refusal.js';
 export { decodeValue, blockKind, blockSize } from './decode.js';
 export { writeSlot, writeBlockSlot, readSlot, slotBlock, freeSlot } from './slots.js';

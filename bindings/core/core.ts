@@ -146,11 +146,13 @@ export interface Core {
    *  or NONE when no P is asked for any more (m keeps p). */
   pStop(p: number, m: number): number;
 
-  /** M m holding P p only. ctx.spawn in one call for a child whose argc <= 3 arguments are
-   *  numbers (x0..x2; the rest ignored): gfGet(p), its fields (fn, argc, the number slots,
-   *  G_PARENT = PARENT_SPAWNER | m, G_PRIO = prio), then newproc(p, m, g, parent). g, or 0 when
-   *  the G table is full (DESIGN.md "Results and joins"). */
-  spawnNew(p: number, m: number, fn: number, argc: number, x0: number, x1: number, x2: number, prio: number, parent: number): number;
+  /** M m holding P p only. ctx.spawn in one call for a child whose argc <= G_INLINE_ARGS (7)
+   *  arguments are numbers (x0..x6; those past argc stored, never read): gfGet(p), its fields
+   *  (fn, argc, the number slots and their tag bytes, G_PARENT = PARENT_SPAWNER | m, G_PRIO =
+   *  prio), then newproc(p, m, g, parent). g, or 0 when the G table is full (DESIGN.md "The
+   *  cost of a task"). */
+  spawnNew(p: number, m: number, fn: number, argc: number, x0: number, x1: number, x2: number, x3: number,
+    x4: number, x5: number, x6: number, prio: number, parent: number): number;
 
   /** The joining M only. Links child c to join continuation g as its slot i (G_PARENT = g,
    *  G_INDEX = i, then JOIN_PARENT in c's join word unless JOIN_DONE): 1 linked, 0 when c is
@@ -160,11 +162,13 @@ export interface Core {
    *  p < 0: crash recovery): gfPut(p, g), the release of pg's join count, and ready(p, pg, 1)
    *  when it was the last. 1 when pg was readied. DESIGN.md "Results and joins". */
   finishLinked(p: number, g: number, pg: number): number;
-  /** The M that ran G g (status `from`), holding P p: g returned the number x. When g is linked
-   *  to a join continuation, x goes into its slot as a number, g goes G_DEAD, then finishLinked:
-   *  1. Otherwise nothing is done: 0 (the runtime stores and publishes the result itself).
-   *  finishG's common case in one call. DESIGN.md "Results and joins". */
-  finishNum(p: number, g: number, from: number, x: number): number;
+  /** The M that ran G g (status `from`), holding P p: g finished with a result that fits one
+   *  slot, `tag` and payload x (TAG_NUMBER and the number; TAG_BLOCK or TAG_ERROR and the
+   *  address of the value or error block the runtime wrote; a tag alone and 0). When g is linked
+   *  to a join continuation, tag and x go into its slot, g goes G_DEAD, then finishLinked: 1.
+   *  Otherwise nothing is done: 0 (the runtime stores and publishes the result itself).
+   *  finishG's first step, in one call. DESIGN.md "Results and joins". */
+  finishSlot(p: number, g: number, from: number, tag: number, x: number): number;
   /** The joining M, holding P p (p < 0: the P-less forms). G g (G_WAITING) becomes the join
    *  continuation `fn` over n (1 to 4) children c0..c3, every one a G, with no shape: argc n,
    *  GF_CONT, the count n + 1, each child linked (joinLink; one done already has its result

@@ -14,9 +14,10 @@ export function cancelReason(): AbortError {
 
 /** What an M offers its running tasks; implemented by bindings/runtime/m.ts. */
 export interface ContextHost {
-  /** cls: the child's priority class byte, -1 to inherit ctx's. */
-  /** argc arguments: a0..a2 when argc <= 3 (no array per spawn), else all of them in `rest`. */
-  spawnFrom(ctx: TaskContext, name: string, cls: number, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Task<unknown>;
+  /** cls: the child's priority class byte, -1 to inherit ctx's. argc arguments: a0..a6 when
+   *  argc <= 7 (G_INLINE_ARGS: no array per spawn), else all of them in `rest`. */
+  spawnFrom(ctx: TaskContext, name: string, cls: number, argc: number, a0: unknown, a1: unknown, a2: unknown,
+    a3: unknown, a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): Task<unknown>;
   joinFrom(ctx: TaskContext, name: string, args: unknown[]): JoinRequest;
   /** argc arguments: a0..a6 when argc <= 7 (G_INLINE_ARGS: no array per fork), else all of
    *  them in `rest`. */
@@ -89,11 +90,13 @@ export class TaskContext {
 
   /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen). */
   spawn(name: string, ...args: unknown[]): Task<unknown>;
-  spawn(name: string): Task<unknown> {
-    // `arguments`, not a rest parameter: up to three arguments travel without an array (as fork).
+  spawn(name: string, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown, a4?: unknown, a5?: unknown, a6?: unknown,
+    ...more: unknown[]): Task<unknown> {
+    // As fork: up to seven arguments (the G's inline slots) travel without an array.
     const n = arguments.length - 1;
-    if (n <= 3) return this.host.spawnFrom(this, name, -1, n, arguments[1], arguments[2], arguments[3], null);
-    return this.host.spawnFrom(this, name, -1, n, undefined, undefined, undefined, Array.prototype.slice.call(arguments, 1));
+    if (n <= 7) return this.host.spawnFrom(this, name, -1, n, a0, a1, a2, a3, a4, a5, a6, null);
+    return this.host.spawnFrom(this, name, -1, n, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
+      [a0, a1, a2, a3, a4, a5, a6, ...more]);
   }
 
   /**
@@ -110,7 +113,10 @@ export class TaskContext {
     const extra = Object.keys(rest);
     if (extra.length) throw unknownOptionError(`ctx.with: options.${extra[0]}`, ['priority']);
     const cls = priority === undefined ? -1 : priorityClass(checkPriority('ctx.with', priority));
-    return { spawn: (name: string, ...args: unknown[]) => this.host.spawnFrom(this, name, cls, args.length, undefined, undefined, undefined, args) };
+    return {
+      spawn: (name: string, ...args: unknown[]) => this.host.spawnFrom(this, name, cls, args.length, undefined, undefined,
+        undefined, undefined, undefined, undefined, undefined, args),
+    };
   }
 
   /** This task's priority class: 'high', 'normal' or 'low'. */

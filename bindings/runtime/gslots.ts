@@ -5,12 +5,16 @@
 import {
   G_ARGC, G_ARGS, G_ARG_TAGS, G_FN, G_GEN, G_INDEX, G_INLINE_ARGS, G_PARENT,
   G_PRIO, G_RESULT, G_RESULT_TAG, G_SCHEDLINK, G_SIZE, G_SPILL, G_CHUNK_SHIFT, G_CHUNK_MASK, GDIR,
-  TAG_ERROR, TAG_NUMBER, TAG_BLOCK, GF_SHAPED,
+  TAG_ERROR, TAG_NUMBER, TAG_BLOCK, TAG_UNDEFINED, TAG_NULL, TAG_TRUE, TAG_FALSE, TAG_SHORT, GF_SHAPED,
 } from '../../assembly/shared/layout.js';
+import { BlockCache } from './blockcache.js';
+import { readShort, shortPayload } from './shortstr.js';
 import { joinWord } from './joinword.js';
-import { writeBlockSlot } from '../codec/index.js';
+import { decodeValue, encodeLabelled, writeBlockSlot } from '../codec/index.js';
 import type { Core } from '../core/core.js';
-import { Views, writeSlot, readSlot, freeSlot, writeErrorSlot, readErrorSlot, type SharedRegistry, type Heap } from './values.js';
+import {
+  Views, writeSlot, readSlot, freeSlot, readErrorSlot, encodeErrorBlock, slotLabel, type SharedRegistry, type Heap,
+} from './values.js';
 import { outOfSharedMemoryError } from './errors.js';
 
 /**
@@ -48,14 +52,29 @@ const TAGS_HI = [0, 0, 0, 0, 0, 0xff, 0xffff, 0xffffff];
 export class GSlots {
   readonly core: Core;
   readonly views: Views;
-  readonly heap: Heap;
+  /** Where value blocks come from: the core, or this thread's cache of small ones. */
+  heap: Heap;
   readonly shared: SharedRegistry;
+  /** This thread's cache of small value blocks (a worker M's: cacheBlocks), or null. */
+  private blocks: BlockCache | null = null;
 
   constructor(core: Core, views: Views, shared: SharedRegistry) {
     this.core = core;
     this.views = views;
     this.heap = core;
     this.shared = shared;
+  }
+
+  /** From now on the small value blocks this thread frees wait for its next ones (blockcache.ts);
+   *  flushBlocks gives them back. A worker M, once. */
+  cacheBlocks(): void {
+    this.heap = this.blocks = new BlockCache(this.core, this.views);
+  }
+
+  /** Gives this thread's cached value blocks back to the core (an M about to sleep without a P,
+   *  or ending). */
+  flushBlocks(): void {
+    if (this.blocks !== null) this.blocks.flush();
   }
 
   /** Byte address of G g, refreshing the views if the table grew past them. Any thread. */
@@ -120,9 +139,17 @@ export class GSlots {
     const sa = argSlotAddr(v, a, argc, i);
     const tag = v.u8[ta];
     if (tag === TAG_NUMBER) return num(v.f64[sa >>> 3]);
-    const x = readSlot(v, ta, sa, this.shared);
-    if (tag === TAG_BLOCK) freeSlot(v, this.heap, ta, sa);
-    return x;
+    if (tag === TAG_SHORT) return readShort(v, sa);
+    if (tag === TAG_BLOCK) {
+      // Read straight (a small value without the general decoder: the codec's small.ts), then
+      // freed: arguments are read once.
+      const block = v.f64[sa >>> 3];
+      const x = decodeValue(v, block, this.shared);
+      v.u8[ta] = TAG_UNDEFINED;
+      this.heap.heapFree(block);
+      return x;
+    }
+    return readSlot(v, ta, sa, this.shared);
   }
 
   /** True when some argument of the G at a is a failed join child's error. */
@@ -139,19 +166,61 @@ export class GSlots {
     if (spill !== 0) { this.heap.heapFree(spill); v.u32[(a + G_SPILL) >>> 2] = 0; }
   }
 
-  /** Writes a finished child's result (or error) straight into slot i of its continuation. */
-  setParentSlot(pa: number, i: number, value: unknown, isError: boolean, name: string): void {
+  /** The tag of the slot form slotOf last made (its payload is what slotOf returned). */
+  tag = 0;
+
+  /**
+   * A finished G's result (or error) in one slot's form: returns the payload and leaves the tag
+   * in `this.tag` (TAG_NUMBER and the number; TAG_SHORT and a short string's bytes; TAG_BLOCK
+   * and the address of the value block it wrote, straight for a small value; TAG_ERROR and an
+   * error block's; a tag alone and 0). A value that cannot cross becomes the codec's TypeError,
+   * as the task's error. The caller places the block (a slot owns it from then on). `name`: the
+   * task, for the codec's messages. The M finishing the G (or the main thread failing a crashed
+   * M's).
+   */
+  slotOf(value: unknown, isError: boolean, name: string): number {
+    if (!isError) {
+      switch (typeof value) {
+        case 'number': this.tag = TAG_NUMBER; return value;
+        case 'boolean': this.tag = value ? TAG_TRUE : TAG_FALSE; return 0;
+        case 'undefined': this.tag = TAG_UNDEFINED; return 0;
+        case 'string': {
+          const x = shortPayload(value);
+          if (x >= 0) { this.tag = TAG_SHORT; return x; } // in the slot itself (shortstr.ts)
+        }
+        // fall through: a longer string goes into a block
+        default:
+          if (value === null) { this.tag = TAG_NULL; return 0; }
+          try {
+            const block = encodeLabelled(this.views, this.heap, value, this.shared, slotLabel, name, -1);
+            this.tag = TAG_BLOCK;
+            return block;
+          } catch (e) {
+            value = e; // it cannot cross: the task fails with what the codec says
+          }
+      }
+    }
+    const block = encodeErrorBlock(this.views, this.heap, value, name, this.shared);
+    this.tag = TAG_ERROR; // set last: encoding may run a getter that makes a slot form of its own
+    return block;
+  }
+
+  /** Puts a result in slot form (slotOf) into slot i of the continuation at pa. */
+  setParentSlot(pa: number, i: number, tag: number, x: number): void {
     const v = this.views;
     const argc = this.argc(pa);
     const ta = argTagAddr(v, pa, argc, i);
     const sa = argSlotAddr(v, pa, argc, i);
-    if (!isError && typeof value === 'number') { v.u8[ta] = TAG_NUMBER; v.f64[sa >>> 3] = value; return; }
-    if (isError) { writeErrorSlot(v, this.heap, ta, sa, value, name, this.shared); return; }
-    try {
-      writeSlot(v, this.heap, ta, sa, value, name, -1, this.shared);
-    } catch (e) {
-      writeErrorSlot(v, this.heap, ta, sa, e, name, this.shared);
-    }
+    v.u8[ta] = tag;
+    v.f64[sa >>> 3] = x;
+  }
+
+  /** Puts g's result in slot form (slotOf) into its result slot. The join word's DONE bit, set
+   *  after, publishes it. */
+  setResultSlot(a: number, tag: number, x: number): void {
+    const v = this.views;
+    v.u8[a + G_RESULT_TAG] = tag;
+    v.f64[(a + G_RESULT) >>> 3] = x;
   }
 
   /** Reads the arguments of G at a, freeing their value blocks (arguments are read once).
@@ -172,19 +241,6 @@ export class GSlots {
     }
     this.freeSpill(a);
     return error;
-  }
-
-  /** Stores g's result (or error). The join word's DONE bit, set after, publishes it. */
-  setResult(a: number, value: unknown, isError: boolean, label: string): void {
-    if (isError) {
-      writeErrorSlot(this.views, this.heap, a + G_RESULT_TAG, a + G_RESULT, value, label, this.shared);
-      return;
-    }
-    try {
-      writeSlot(this.views, this.heap, a + G_RESULT_TAG, a + G_RESULT, value, label, -1, this.shared);
-    } catch (e) {
-      writeErrorSlot(this.views, this.heap, a + G_RESULT_TAG, a + G_RESULT, e, label, this.shared);
-    }
   }
 
   /** Reads and frees g's result; `ok` false means `value` is the error to reject with. */

@@ -23,8 +23,8 @@ import type { GSlots } from './gslots.js';
 import { forkWake } from './forksleep.js';
 import { pushInbox } from './inbox.js';
 import {
-  JOIN_TO_FORK, JOIN_TO_NOBODY, JOIN_TO_PARENT, joinArm, joinAwait, joinDetach, joinFinish, joinLinked,
-  joinRelease, joinWaiterInit, joinWord,
+  JOIN_TO_FORK, JOIN_TO_NOBODY, JOIN_TO_PARENT, joinArm, joinAwait, joinDetach, joinFinish, joinRelease,
+  joinWaiterInit, joinWord,
 } from './joinword.js';
 import { TASK_FAILED, type JoinRequest, type Task } from './task.js';
 import type { Views } from './values.js';
@@ -52,30 +52,23 @@ export interface Finisher {
  * The M that ran g (m.ts finish), or the main thread for a crashed M's G (recover.ts failG).
  */
 export function finishG(f: Finisher, g: number, a: number, from: number, value: unknown, isError: boolean, name: string): void {
-  // The common case, a number into a join continuation's slot, is one core call: the steps of
-  // the linked branch below (the core reads the join word, writes the slot, releases the count).
-  if (!isError && typeof value === 'number' && f.core.finishNum(f.p, g, from, value) !== 0) return;
   const gs = f.gs;
+  // The result in one slot's form (a small value written straight into its block), then the
+  // common case, a child linked to a join continuation, is one core call: the core reads the
+  // join word, writes the continuation's slot and releases its count (finishSlot).
+  const x = gs.slotOf(value, isError, name);
+  const tag = gs.tag;
+  if (f.core.finishSlot(f.p, g, from, tag, x) !== 0) return;
+  gs.setResultSlot(a, tag, x);
+  f.setStatus(g, a, from, G_DEAD);
   // f.views.i32 is read at each use, never kept: gs.addr of another G, or a result's heap block,
   // may grow the memory and replace the views, and an old view traps past its end.
-  if (joinLinked(f.views.i32, a)) {
-    // Already linked to a join continuation, which nobody else can await or detach: write the
-    // result straight into its slot; no DONE bit is needed (the parent's count is).
-    const pg = gs.parentOf(a);
-    const pa = gs.addr(pg);
-    gs.setParentSlot(pa, gs.indexOf(a), value, isError, name);
-    f.setStatus(g, a, from, G_DEAD);
-    f.core.finishLinked(f.p, g, pg); // gfPut, the release of pg's count, ready when the last
-    return;
-  }
-  gs.setResult(a, value, isError, name);
-  f.setStatus(g, a, from, G_DEAD);
   const to = joinFinish(f.views.i32, a); // publish the result: who takes it
   if (to === JOIN_TO_PARENT) {
     const pg = gs.parentOf(a);
     const pa = gs.addr(pg);
     gs.moveResultToParent(a, pa, gs.indexOf(a));
-    f.core.finishLinked(f.p, g, pg); // as above
+    f.core.finishLinked(f.p, g, pg); // gfPut, the release of pg's count, ready when the last
   } else if (to > 0) {
     const wm = to - 1;
     if (wm === f.mid) f.deliverLocal(g, a);
@@ -121,7 +114,8 @@ export function joinChildren(f: Finisher, g: number, a: number, req: JoinRequest
     const t = tasks[i];
     if (t.g === 0) {
       // Ran inline (at capacity) and settled: its result goes straight into its slot.
-      gs.setParentSlot(a, i + off, t.value, t.state === TASK_FAILED, t.name);
+      const x = gs.slotOf(t.value, t.state === TASK_FAILED, t.name);
+      gs.setParentSlot(a, i + off, gs.tag, x);
       joinRelease(v.i32, a); // cannot reach 0: the joiner's guard is still held
       continue;
     }

@@ -49,12 +49,6 @@ export function joinWaiterInit(i32: Int32Array, a: number, mid: number): void {
   Atomics.store(i32, (a + G_JOIN) >>> 2, mid + 1); // pairs with joinFinish's or on the M that runs it (published by ready's queue put)
 }
 
-/** Is the G at a linked to a join continuation already (its finisher may then write straight
- *  into the parent's slot: nobody else can await or detach it)? The G's own M. */
-export function joinLinked(i32: Int32Array, a: number): boolean {
-  return (Atomics.load(i32, (a + G_JOIN) >>> 2) & JOIN_PARENT) !== 0; // pairs with joinLink's CAS
-}
-
 /**
  * finish / failG, after storing the G's result: publishes it (JOIN_DONE) and says who takes it:
  * JOIN_TO_PARENT, a waiter's M index + 1 (> 0: push it on that M's inbox), JOIN_TO_NOBODY, or

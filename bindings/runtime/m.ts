@@ -134,6 +134,7 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
   constructor(core: Core, gs: GSlots, cfg: MConfig) {
     this.core = core;
     this.gs = gs;
+    gs.cacheBlocks(); // the small value blocks its tasks free wait for its next ones (blockcache.ts)
     this.views = gs.views;
     this.mid = cfg.mid;
     this.maxMemoryMB = cfg.maxMemoryMB;
@@ -172,9 +173,10 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     for (;;) {
       if (this.fault !== null) throw this.fault; // a core call inside an async task's continuation failed (coreFault)
       if (this.p < 0) {
+        this.gs.flushBlocks(); // a thread asleep (or ending) keeps no value blocks
         const woken = this.parker.sleep(this.idle);
         if (woken !== null) await woken;
-        if (this.stopping) { this.state(MS_EXITED); return; }
+        if (this.stopping) { this.gs.flushBlocks(); this.state(MS_EXITED); return; }
         continue;
       }
       this.state(MS_SCHEDULE);
@@ -363,17 +365,22 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
       this.views.f64[(a + G_SPAWN_TIME) >>> 3] = 0; // a later join continuation in this G is not sampled
     }
     try {
-      // Arguments are read (and their blocks freed) straight into the call: no array for <= 3.
-      // A kill-armed tree's: read first, then the call, marked killable (kill.ts).
+      // Arguments are read (and their blocks freed) straight into the call: no array for up
+      // to seven numbers (every spawnNew's), or three of any kind. A kill-armed tree's: read
+      // first, then the call, marked killable (kill.ts).
       if (token >= KILL_TOKEN0) r = this.guard.call(fn, ctx, (flags & GF_SHAPED) !== 0 ? this.shapedArgs(a) : this.allArgs(a));
-      else if (nums && argc <= 3) {
+      else if (nums) {
         const f64 = this.views.f64;
         const x = (a + G_ARGS) >>> 3;
         switch (argc) {
           case 0: r = fn(ctx); break;
           case 1: r = fn(ctx, num(f64[x])); break;
           case 2: r = fn(ctx, num(f64[x]), num(f64[x + 1])); break;
-          default: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2]));
+          case 3: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2])); break;
+          case 4: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2]), num(f64[x + 3])); break;
+          case 5: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2]), num(f64[x + 3]), num(f64[x + 4])); break;
+          case 6: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2]), num(f64[x + 3]), num(f64[x + 4]), num(f64[x + 5])); break;
+          default: r = fn(ctx, num(f64[x]), num(f64[x + 1]), num(f64[x + 2]), num(f64[x + 3]), num(f64[x + 4]), num(f64[x + 5]), num(f64[x + 6]));
         }
       } else if ((flags & GF_SHAPED) !== 0) r = fn(ctx, ...this.shapedArgs(a));
       else switch (argc) {
@@ -552,8 +559,9 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
   }
 
   // ---- ContextHost: what ctx.spawn and ctx.join do (spawn.ts) -------------------------------
-  spawnFrom(ctx: TaskContext, name: string, cls: number, argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Task<unknown> {
-    return spawnChild(this, ctx, name, cls, argc, a0, a1, a2, rest);
+  spawnFrom(ctx: TaskContext, name: string, cls: number, argc: number, a0: unknown, a1: unknown, a2: unknown,
+    a3: unknown, a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): Task<unknown> {
+    return spawnChild(this, ctx, name, cls, argc, a0, a1, a2, a3, a4, a5, a6, rest);
   }
 
   joinFrom(_ctx: TaskContext, name: string, args: unknown[]): JoinRequest {

@@ -29,23 +29,26 @@ export interface SpawnHost extends InlineHost {
 
 /**
  * ctx.spawn(name, ...args) of the task of ctx; cls: the child's class byte, -1 to inherit. The
- * arguments: a0..a2 when `rest` is null (argc <= 3: no array per spawn), else `rest`. A spawn of
- * up to three numbers (not sampled for latency) is one core call (spawnNew); any other writes
+ * arguments: a0..a6 when `rest` is null (argc <= 7: no array per spawn), else `rest`. A spawn of
+ * up to seven numbers (not sampled for latency) is one core call (spawnNew); any other writes
  * the G's arguments through the codec between gfGet and newproc.
  */
-export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, cls: number,
-  argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): Task<unknown> {
+export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, cls: number, argc: number,
+  a0: unknown, a1: unknown, a2: unknown, a3: unknown, a4: unknown, a5: unknown, a6: unknown,
+  rest: unknown[] | null): Task<unknown> {
   const id = h.taskId(name);
   const prio = (ctx.token << G_TOKEN_SHIFT) | (cls < 0 ? ctx.cls : cls); // children inherit the token and the class
   const sampled = h.sample();
   if (rest === null && !sampled && (argc < 1 || typeof a0 === 'number') && (argc < 2 || typeof a1 === 'number') &&
-    (argc < 3 || typeof a2 === 'number')) {
+    (argc < 3 || typeof a2 === 'number') && (argc < 4 || typeof a3 === 'number') && (argc < 5 || typeof a4 === 'number') &&
+    (argc < 6 || typeof a5 === 'number') && (argc < 7 || typeof a6 === 'number')) {
     let g: number;
     try {
       // 0, not undefined, for the missing ones: undefined into a Wasm f64 takes the slow
       // conversion (about 18 ns an argument here).
       g = h.core.spawnNew(h.p, h.mid, id, argc, argc > 0 ? a0 as number : 0, argc > 1 ? a1 as number : 0,
-        argc > 2 ? a2 as number : 0, prio, ctx.g);
+        argc > 2 ? a2 as number : 0, argc > 3 ? a3 as number : 0, argc > 4 ? a4 as number : 0,
+        argc > 5 ? a5 as number : 0, argc > 6 ? a6 as number : 0, prio, ctx.g);
     } catch (e) {
       throw h.coreFault('spawnNew', e);
     }
@@ -56,9 +59,9 @@ export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, cls: nu
       h.countSpawned();
       return t;
     }
-    return spawnInline(h, ctx, id, name, argsOf(argc, a0, a1, a2, rest), cls); // at maxTasks or maxMemoryMB
+    return spawnInline(h, ctx, id, name, argsOf(argc, a0, a1, a2, a3, a4, a5, a6, rest), cls); // at maxTasks or maxMemoryMB
   }
-  const args = argsOf(argc, a0, a1, a2, rest);
+  const args = argsOf(argc, a0, a1, a2, a3, a4, a5, a6, rest);
   const core = h.core;
   const gs = h.gs;
   let g: number;
@@ -90,9 +93,19 @@ export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, cls: nu
 }
 
 /** The arguments of a spawn as one array (the codec's and the inline run's form). */
-function argsOf(argc: number, a0: unknown, a1: unknown, a2: unknown, rest: unknown[] | null): unknown[] {
+function argsOf(argc: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown, a4: unknown, a5: unknown, a6: unknown,
+  rest: unknown[] | null): unknown[] {
   if (rest !== null) return rest;
-  return argc === 0 ? [] : argc === 1 ? [a0] : argc === 2 ? [a0, a1] : [a0, a1, a2];
+  switch (argc) {
+    case 0: return [];
+    case 1: return [a0];
+    case 2: return [a0, a1];
+    case 3: return [a0, a1, a2];
+    case 4: return [a0, a1, a2, a3];
+    case 5: return [a0, a1, a2, a3, a4];
+    case 6: return [a0, a1, a2, a3, a4, a5];
+    default: return [a0, a1, a2, a3, a4, a5, a6];
+  }
 }
 
 /** ctx.join(name, ...args): checks the Tasks among args (this M's, not yet awaited or joined)

@@ -22,7 +22,7 @@
 //   forkq.ts    the fork deque of a P (Chase-Lev) and the fork steal
 //   spawn.ts    spawnNew: ctx.spawn of number arguments in one call
 //   join.ts     joinLink, finishLinked: a join continuation's link to a child, and its release;
-//               finishNum, joinTasks: the runtime's common finish and join in one call each
+//               finishSlot, joinTasks: the runtime's common finish and join in one call each
 //   fork.ts     forkNew / forkPush / forkPop / forkDone / forkHelp: fork-join's core calls
 //   init.ts     laying the layout down
 
@@ -43,7 +43,7 @@ import { mExit, mStart, pDetach } from './mlife.js';
 import { procresize, pStop } from './procresize.js';
 import { forkDone, forkHelp, forkNew, forkPop, forkPush } from './fork.js';
 import { spawnNew } from './spawn.js';
-import { finishLinked, finishNum, joinLink, joinTasks } from './join.js';
+import { finishLinked, finishSlot, joinLink, joinTasks } from './join.js';
 import { forkLen } from './forkq.js';
 
 /** A Core over `memory` for the calling thread; `canBlock`: may this thread Atomics.wait
@@ -92,11 +92,12 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
     mExit: (mi: number, min: number): number => mExit(m, mi, min),
     procresize: (target: number, total: number): number => procresize(m, target, total),
     pStop: (p: number, mi: number): number => pStop(m, p, mi),
-    spawnNew: (p: number, mi: number, fn: number, argc: number, x0: number, x1: number, x2: number, prio: number, parent: number): number =>
-      spawnNew(m, p, mi, fn, argc, x0, x1, x2, prio, parent),
+    spawnNew: (p: number, mi: number, fn: number, argc: number, x0: number, x1: number, x2: number, x3: number,
+      x4: number, x5: number, x6: number, prio: number, parent: number): number =>
+      spawnNew(m, p, mi, fn, argc, x0, x1, x2, x3, x4, x5, x6, prio, parent),
     joinLink: (g: number, c: number, i: number): number => joinLink(m, g, c, i),
     finishLinked: (p: number, g: number, pg: number): number => finishLinked(m, p, g, pg),
-    finishNum: (p: number, g: number, from: number, x: number): number => finishNum(m, p, g, from, x),
+    finishSlot: (p: number, g: number, from: number, tag: number, x: number): number => finishSlot(m, p, g, from, tag, x),
     joinTasks: (p: number, g: number, fn: number, n: number, c0: number, c1: number, c2: number, c3: number): number =>
       joinTasks(m, p, g, fn, n, c0, c1, c2, c3),
     forkNew: (p: number, mi: number, spare: number, fn: number, argc: number,

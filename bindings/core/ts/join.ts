@@ -1,10 +1,10 @@
 // The join's busiest steps in the core (docs/DESIGN.md "Results and joins", "The cost of a
-// task"): joinLink, finishLinked, and the one-call finishNum and joinTasks; the twin of
+// task"): joinLink, finishLinked, and the one-call finishSlot and joinTasks; the twin of
 // assembly/join.ts, byte for byte.
 
 import {
   G_ARG_TAGS, G_ARGC, G_ARGS, G_DEAD, G_FN, G_INDEX, G_INLINE_ARGS, G_JOIN, G_PARENT, G_PENDING, G_PRIO,
-  G_RESULT, G_RESULT_TAG, G_SPILL, GF_CONT, GF_SHAPED, JOIN_DONE, JOIN_PARENT, TAG_NUMBER,
+  G_RESULT, G_RESULT_TAG, G_SPILL, GF_CONT, GF_SHAPED, JOIN_DONE, JOIN_PARENT,
 } from '../../../assembly/shared/layout.js';
 import { gfPut } from './gfree.js';
 import { gSetStatus, gWord } from './gtable.js';
@@ -60,10 +60,11 @@ export function finishLinked(m: Mem, p: number, g: number, pg: number): number {
   return 1;
 }
 
-/** finishG's common case in one call: G g (status `from`) returned the number x. When g is
- *  linked (JOIN_PARENT), x goes into its continuation's slot G_INDEX, g goes G_DEAD, then
- *  finishLinked: 1. Otherwise nothing is done: 0. The M that ran g, holding P p. */
-export function finishNum(m: Mem, p: number, g: number, from: number, x: number): number {
+/** finishG's common case in one call: G g (status `from`) finished with a result that fits one
+ *  slot: `tag` and the payload x (a number, a block's address, or 0 with a tag alone). When g
+ *  is linked (JOIN_PARENT), tag and x go into its continuation's slot G_INDEX, g goes G_DEAD,
+ *  then finishLinked: 1. Otherwise nothing is done: 0. The M that ran g, holding P p. */
+export function finishSlot(m: Mem, p: number, g: number, from: number, tag: number, x: number): number {
   const w = gWord(m, g); // before reading m.i32: gWord may replace the views
   if ((Atomics.load(m.i32, w + JOIN) & JOIN_PARENT) === 0) return 0; // pairs with joinLink's CAS
   // plain: stored by the joiner before its CAS set JOIN_PARENT, which the load above saw
@@ -71,19 +72,19 @@ export function finishNum(m: Mem, p: number, g: number, from: number, x: number)
   const i = m.i32[w + INDEX];
   const pw = gWord(m, pg);
   const argc = m.i32[pw + ARGC]; // plain: set by the joiner before the link
-  let tag: number;
+  let tagAt: number;
   let slot: number;
   if (argc <= G_INLINE_ARGS) {
-    tag = pw * 4 + G_ARG_TAGS + i;
+    tagAt = pw * 4 + G_ARG_TAGS + i;
     slot = pw * 4 + G_ARGS + i * 8;
   } else {
     const sp = m.i32[pw + SPILL] >>> 0; // plain: as argc
-    tag = sp + argc * 8 + i;
+    tagAt = sp + argc * 8 + i;
     slot = sp + i * 8;
     cover(m, sp + argc * 9);
   }
   // plain: this child's slot is its own; the release in finishLinked publishes it
-  m.u8[tag] = TAG_NUMBER;
+  m.u8[tagAt] = tag;
   m.f64[slot >>> 3] = x;
   gSetStatus(m, g, from, G_DEAD);
   finishLinked(m, p, g, pg);

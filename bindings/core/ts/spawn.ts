@@ -13,15 +13,18 @@ const PARENT = G_PARENT >> 2;
 const PRIO = G_PRIO >> 2;
 const TAGS = G_ARG_TAGS >> 2;
 const ARGS = G_ARGS >> 2;
-/** The tag word of 0..3 number arguments: TAG_NUMBER in each of the first argc bytes. */
-const NUMBER_TAGS = [0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101];
+/** The tag words (bytes 0-3, then 4-7) of 0..7 number arguments: TAG_NUMBER in each of the
+ *  first argc bytes. */
+const NUMBER_TAGS_LO = [0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101];
+const NUMBER_TAGS_HI = [0, 0, 0, 0, 0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101];
 
-/** G parent, running on M mi with P p, spawns fn(x0..x2) (argc <= 3 numbers; the rest
- *  ignored): a G from p's free list gets fn, argc, the number slots, G_PARENT = PARENT_SPAWNER
- *  | mi and G_PRIO = prio, then newproc (runnext; an M that traces records the spawn with
- *  `parent`). Returns g, or 0 when the G table is full (nothing changed). M mi holding P p only. */
+/** G parent, running on M mi with P p, spawns fn(x0..x6) (argc <= G_INLINE_ARGS (7) numbers;
+ *  all seven stored, the slots past argc never read): a G from p's free list gets fn, argc, the
+ *  number slots and their tag bytes, G_PARENT = PARENT_SPAWNER | mi and G_PRIO = prio, then
+ *  newproc (runnext; an M that traces records the spawn with `parent`). Returns g, or 0 when the
+ *  G table is full (nothing changed). M mi holding P p only. */
 export function spawnNew(m: Mem, p: number, mi: number, fn: number, argc: number, x0: number, x1: number, x2: number,
-  prio: number, parent: number): number {
+  x3: number, x4: number, x5: number, x6: number, prio: number, parent: number): number {
   const g = gfGet(m, p);
   if (g === 0) return 0;
   const w = gWord(m, g); // before reading m.i32: gWord may replace the views
@@ -31,12 +34,18 @@ export function spawnNew(m: Mem, p: number, mi: number, fn: number, argc: number
   i32[w + ARGC] = argc;
   i32[w + PARENT] = PARENT_SPAWNER | mi;
   i32[w + PRIO] = prio;
-  i32[w + TAGS] = NUMBER_TAGS[argc];
+  const n = argc & 7;
+  i32[w + TAGS] = NUMBER_TAGS_LO[n]; // little-endian: tag i is byte i
+  i32[w + TAGS + 1] = NUMBER_TAGS_HI[n];
   const f = (w + ARGS) >>> 1;
   const f64 = m.f64;
-  if (argc > 0) f64[f] = x0;
-  if (argc > 1) f64[f + 1] = x1;
-  if (argc > 2) f64[f + 2] = x2;
+  f64[f] = x0;
+  f64[f + 1] = x1;
+  f64[f + 2] = x2;
+  f64[f + 3] = x3;
+  f64[f + 4] = x4;
+  f64[f + 5] = x5;
+  f64[f + 6] = x6;
   newproc(m, p, mi, g, parent);
   return g;
 }

@@ -45,7 +45,7 @@ const TRANSCRIBED = {
     'for (let v = 0; v < n; v++) if (core.forkLen(v) !== 0) return true;',
   ],
   'join.ts': [ // finishG of a G not linked to a continuation
-    'gs.setResult(a, value, isError, name);',
+    'gs.setResultSlot(a, tag, x);',
     'f.setStatus(g, a, from, G_DEAD);',
     'const to = joinFinish(f.views.i32, a);',
     'forkWake(f.views.i32);',
@@ -318,7 +318,7 @@ export async function scenarios(variant, edits) {
     /** join.ts finish for a stolen fork: the result, G_DEAD, JOIN_DONE, the wake-up. */
     function* finish(m, x) {
       const a = yield* addr(m, x);
-      yield ['st', m.i32, (a + L.G_RESULT) >> 2, RESULT * 100 + x]; // gs.setResult: plain, published by joinFinish's or
+      yield ['st', m.i32, (a + L.G_RESULT) >> 2, RESULT * 100 + x]; // gs.setResultSlot: plain, published by joinFinish's or
       yield* T.gtable.gSetStatus(m, x, L.G_RUNNING, L.G_DEAD);
       if ((yield* J.joinFinish(m.i32, a)) === J.JOIN_TO_FORK) yield* S.forkWake(m.i32);
     }

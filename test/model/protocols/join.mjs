@@ -72,7 +72,7 @@ export async function scenarios(variant, edits) {
     /** finishG of child x with result v (children of PARENT at slot i when linked). */
     function* finish(mm, x, v, i) {
       const i32 = mm.i32;
-      if (yield* J.joinLinked(i32, addr(x))) { // straight into the parent's slot
+      if (((yield* J.joinWord(i32, addr(x))) & L.JOIN_PARENT) !== 0) { // linked: the core's finishSlot writes the parent's slot
         yield ['st', i32, SLOT(i), v];
         free(x);
         if (yield* T.join.joinReleased(mm, PARENT)) yield* ready(mm); // the core's finishLinked (assembly/join.ts's twin)
@@ -141,8 +141,8 @@ export async function scenarios(variant, edits) {
     return { g, finish, join, awaitTask, detach, drainInboxes, freedOnce };
   };
   /**
-   * The core's one-call forms (finishNum, joinTasks: what finishG and joinChildren use for a
-   * number result and for a join of one to four spawned children), run as they are: a joiner on
+   * The core's one-call forms (finishSlot, joinTasks: what finishG and joinChildren use for a
+   * result in one slot's form and for a join of one to four spawned children), run as they are: a joiner on
    * P0 against the children's finishers, one holding P1 and one with no P (an M whose task
    * settled between two of its P's runs). A finisher whose child is not linked yet takes
    * finishG's general branch. The continuation must be queued exactly once with both results
@@ -156,7 +156,7 @@ export async function scenarios(variant, edits) {
     const gens = new Map([[C1, gen(C1)], [C2, gen(C2)]]);
     const J = T.joinword;
     function* finish(mm, p, x, v) {
-      if (yield* T.join.finishNum(mm, p, x, L.G_RUNNING, v)) return;
+      if (yield* T.join.finishSlot(mm, p, x, L.G_RUNNING, L.TAG_NUMBER, v)) return;
       const a = addr(x);
       yield ['st', mm.u8, a + L.G_RESULT_TAG, L.TAG_NUMBER]; // setResult
       yield ['st', mm.f64, (a + L.G_RESULT) >> 3, v];
@@ -213,7 +213,7 @@ export async function scenarios(variant, edits) {
     ], (r) => (r.g.readied !== 1 ? `continuation readied ${r.g.readied} times` : r.freedOnce([C1, C2])),
     { bound: 2, maxDfs: 3000, random: 300 }),
     {
-      name: 'join: joinTasks vs finishNum, the children finished on one P',
+      name: 'join: joinTasks vs finishSlot, the children finished on one P',
       world: w,
       opts: { bound: 2, maxDfs: 3000, random: 300 },
       setup(w) {
@@ -222,7 +222,7 @@ export async function scenarios(variant, edits) {
       },
     },
     {
-      name: 'join: joinTasks vs finishNum, one child finished with no P',
+      name: 'join: joinTasks vs finishSlot, one child finished with no P',
       world: w,
       opts: { bound: 2, maxDfs: 3000, random: 300 },
       setup(w) {
