@@ -129,7 +129,7 @@ export class KillGuard {
   private guarded(m: ContextHost): ContextHost {
     return {
       mid: m.mid,
-      spawnFrom: (ctx, name, cls, argc, a0, a1, a2, rest) => this.around(() => m.spawnFrom(ctx, name, cls, argc, a0, a1, a2, rest)),
+      spawnFrom: (ctx, name, cls, argc, a0, a1, a2, a3, a4, a5, a6, rest) => this.around(() => m.spawnFrom(ctx, name, cls, argc, a0, a1, a2, a3, a4, a5, a6, rest)),
       joinFrom: (ctx, name, args) => this.around(() => m.joinFrom(ctx, name, args)),
       forkFrom: (ctx, name, argc, a0, a1, a2, a3, a4, a5, a6, rest) => {
         const f = this.around(() => m.forkFrom(ctx, name, argc, a0, a1, a2, a3, a4, a5, a6, rest));
