@@ -11,7 +11,9 @@
 // The blocks stay allocated in the core's accounts (stats().sched.heapLiveBlocks counts them)
 // while cached; the M returns them all (flush) whenever it is about to sleep without a P and
 // when it ends, so a scheduler at rest, or closed, holds none. A crashed thread's cache is lost
-// with it: at most CACHE_MAX blocks per class. The owning M only.
+// with it: at most CACHE_MAX blocks per class. A thread that runs a kill-armed task (kill.ts)
+// gives its cache back first and keeps none after (GSlots.dropBlocks): a kill ends the thread
+// in the task's own code, and would lose it. The owning M only.
 
 import { BLOCK_HEADER, HEAP_MIN_SHIFT } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';

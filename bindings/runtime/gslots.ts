@@ -71,6 +71,16 @@ export class GSlots {
     this.heap = this.blocks = new BlockCache(this.core, this.views);
   }
 
+  /** Gives the cache back and keeps none from now on: a thread about to run a kill-armed task's
+   *  code (kill.ts) may be terminated there, and a cache dies with its thread (blockcache.ts).
+   *  A worker M; cheap when it has no cache. */
+  dropBlocks(): void {
+    if (this.blocks === null) return;
+    this.blocks.flush();
+    this.blocks = null;
+    this.heap = this.core;
+  }
+
   /** Gives this thread's cached value blocks back to the core (an M about to sleep without a P,
    *  or ending). */
   flushBlocks(): void {

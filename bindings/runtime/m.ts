@@ -368,7 +368,7 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
       // Arguments are read (and their blocks freed) straight into the call: no array for up
       // to seven numbers (every spawnNew's), or three of any kind. A kill-armed tree's: read
       // first, then the call, marked killable (kill.ts).
-      if (token >= KILL_TOKEN0) r = this.guard.call(fn, ctx, (flags & GF_SHAPED) !== 0 ? this.shapedArgs(a) : this.allArgs(a));
+      if (token >= KILL_TOKEN0) { gs.dropBlocks(); r = this.guard.call(fn, ctx, (flags & GF_SHAPED) !== 0 ? this.shapedArgs(a) : this.allArgs(a)); }
       else if (nums) {
         const f64 = this.views.f64;
         const x = (a + G_ARGS) >>> 3;
@@ -760,7 +760,7 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
       const outer = this.running;
       this.running = ctx;
       try {
-        if (token >= KILL_TOKEN0) r = this.guard.call(fn, ctx, this.allArgs(a)); // marked killable (kill.ts)
+        if (token >= KILL_TOKEN0) { this.gs.dropBlocks(); r = this.guard.call(fn, ctx, this.allArgs(a)); } // marked killable (kill.ts); no block cache to lose
         else switch (argc) {
           case 0: r = fn(ctx); break;
           case 1: r = fn(ctx, gs.takeArg(a, 1, 0)); break;
