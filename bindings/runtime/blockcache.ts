@@ -1,4 +1,5 @@
-// A worker thread's cache of small value blocks (docs/DESIGN.md "Small values"): the blocks its
+// Not in use: M does not turn it on (a dying thread lost its cached blocks; see m.ts). A worker
+// thread's cache of small value blocks (docs/DESIGN.md "Small values"): the blocks its
 // tasks free (an argument read, a result taken) wait here for the next small value this thread
 // writes, instead of going back through the core's heap, whose lock and class lists every
 // thread shares. Go keeps such a cache per P (mcache); here it is per M, in the M's own JS

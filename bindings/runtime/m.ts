@@ -134,7 +134,10 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
   constructor(core: Core, gs: GSlots, cfg: MConfig) {
     this.core = core;
     this.gs = gs;
-    gs.cacheBlocks(); // the small value blocks its tasks free wait for its next ones (blockcache.ts)
+    // No block cache (blockcache.ts) for now: a thread that dies (a crash, a kill, process.exit in
+    // a task) loses the blocks its cache holds, and the soak test's chaos found them leaked. The
+    // cache comes back once it lives where recovery can reclaim it (the M's block in shared
+    // memory); until then the small values' blocks come from the core's heap, as before.
     this.views = gs.views;
     this.mid = cfg.mid;
     this.maxMemoryMB = cfg.maxMemoryMB;
