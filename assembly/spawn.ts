@@ -7,6 +7,7 @@ import { G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_PARENT, G_PRIO, PARENT_SPAWNER, TAG
 import { gAddr } from './gtable';
 import { gfGet } from './gfree';
 import { newproc } from './sched';
+import { opCall } from './mem';
 
 /**
  * G parent, running on M m with P p, spawns fn(x0..x2) (argc <= 3 numbers; the rest ignored):
@@ -16,6 +17,7 @@ import { newproc } from './sched';
  * is full (nothing changed). M m holding P p only.
  */
 export function spawnNew(p: i32, m: i32, fn: u32, argc: u32, x0: f64, x1: f64, x2: f64, prio: u32, parent: u32): u32 {
+  opCall(p);
   let g = gfGet(p);
   if (g == 0) return 0;
   let gp = gAddr(g);

@@ -47,6 +47,13 @@ export const FORK_MAX_DEPTH = 2000;
 export const HELP_MAX_DEPTH = 256;
 /** Helping rounds that found nothing before a joiner sleeps on S_RT_FORK_EPOCH. */
 const HELP_SPINS = 64;
+/**
+ * Of those rounds, one in HELP_SCAN_EVERY looks everywhere a joiner may help (its P's queue and
+ * every P's fork deque: O(P) reads); the others look at the thief's deque alone (leapfrogging:
+ * where the stolen fork's own forks appear). Every round a full look made a joiner's empty wait
+ * cost HELP_SPINS * P reads: 4,096 at 64 Ps (DESIGN.md "Scaling").
+ */
+const HELP_SCAN_EVERY = 16;
 
 
 /** Who settles a Fork: its forker's ForkJoin (an interface, so the public types name no class
@@ -360,7 +367,7 @@ export class ForkJoin implements ForkOwner {
         // Shallow: anything runnable. Deep: only the thief's forks (f's descendants), which a
         // one-P run would nest deeper than this anyway; a deep joiner that took nothing else
         // cannot grow the stack past what the program itself needs.
-        const g = h.core.forkHelp(h.p, h.mid, thief, depth < HELP_MAX_DEPTH ? 1 : 0);
+        const g = h.core.forkHelp(h.p, h.mid, thief, depth < HELP_MAX_DEPTH && idle % HELP_SCAN_EVERY === 0 ? 1 : 0);
         if (g !== 0) {
           h.executeNested(g);
           idle = 0;

@@ -1,0 +1,292 @@
+// Scale: what the scheduler does per task as procs grows, and what procs above the core count
+// costs on this machine (docs/DESIGN.md "Scaling").
+//
+//   1. Per task, for procs 2 .. 64 on the coarse fork-join (fibcut(34, 20): a spawn and a join
+//      per call above the cut), the fine fork (ffib(27): ctx.fork per call) and a spawn tree
+//      (fibc(22): a task per call): the core calls, compare-and-swaps on queue words and the
+//      failed ones, steal attempts and successes, other Ps' queues read looking for work
+//      (probes), sched.lock acquisitions, wake-ups, parks, spins, retries, fork joiners' calls
+//      for help, and the most Ms spinning at once. These come from the core's counters
+//      (stats()), not from a clock: they are what a 64-core machine would see the scheduler do,
+//      although this one cannot run 64 threads at once. Each procs value runs in a fresh
+//      scheduler after a warm-up; a task is a task function call (Gs the Ms started plus forks
+//      run inline by their forker).
+//   2. Wall-clock time of the same trees at procs 2, 8 and 32 on this machine, in alternating
+//      rounds (every procs value once per round, the order reversed every other round), medians
+//      and ratios to procs 2, with the process's CPU per run; the CPU a lone task costs per
+//      wall ms; and an idle scheduler's CPU per second at procs 32, with the default options and
+//      with idleTimeout: Infinity (each in a child process, over quiet one-second windows).
+//   The machine's load (other processes' CPU during the timed rounds, from /proc/stat, and the
+//   load average) is printed beside the times: the counts do not depend on it, the times do.
+//
+//   npm run build && node bench/scale.mjs [--quick] [--procs 2,4,8,16,32,64] [--rounds 9]
+//     [--only coarse,fine,spawn] [--skip-times]
+
+import os from 'node:os';
+import process from 'node:process';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadStealwork } from './lib/package.mjs';
+import { median, sleep } from './lib/stats.mjs';
+
+const TASKS = new URL('./scale-tasks.mjs', import.meta.url);
+const SELF = fileURLToPath(import.meta.url);
+
+// ---- the command line ------------------------------------------------------------------------
+
+function parse(argv) {
+  const o = { quick: false, procs: [2, 4, 8, 16, 32, 64], rounds: 0, only: null, times: true, idleChild: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new TypeError(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--quick') o.quick = true;
+    else if (a === '--procs') o.procs = next().split(',').map(Number);
+    else if (a === '--rounds') o.rounds = Number(next());
+    else if (a === '--only') o.only = next().split(',');
+    else if (a === '--skip-times') o.times = false;
+    else if (a === '--idle-child') o.idleChild = JSON.parse(next());
+    else throw new TypeError(`unknown argument ${a} (flags: --quick, --procs LIST, --rounds N, --only NAMES, --skip-times)`);
+  }
+  for (const p of o.procs) if (!Number.isInteger(p) || p < 1) throw new RangeError(`--procs must list positive integers, got ${p}`);
+  if (o.rounds === 0) o.rounds = o.quick ? 5 : 9;
+  if (!Number.isInteger(o.rounds) || o.rounds < 1) throw new RangeError(`--rounds must be a positive integer, got ${o.rounds}`);
+  return o;
+}
+
+const fibOf = (n) => { let a = 0, b = 1; for (let i = 0; i < n; i++) [a, b] = [b, a + b]; return a; };
+
+/** The trees: name, task, arguments (full and quick size), and the result to check. */
+function workloads(quick) {
+  return [
+    { name: 'coarse', what: 'coarse fork-join', task: 'fibcut', args: quick ? [30, 18] : [34, 20], check: (n) => fibOf(n) },
+    { name: 'fine', what: 'fine fork', task: 'ffib', args: quick ? [24] : [27], check: (n) => fibOf(n) },
+    { name: 'spawn', what: 'spawn tree', task: 'fibc', args: quick ? [19] : [22], check: (n) => fibOf(n) },
+  ];
+}
+
+async function runOnce(s, w) {
+  const x = await s.run(w.task, ...w.args);
+  if (x !== w.check(w.args[0])) throw new Error(`${w.task}(${w.args}) = ${x}, want ${w.check(w.args[0])}`);
+}
+
+// ---- 1. per-task counts -------------------------------------------------------------------------
+
+/** The counters bench/scale.mjs prints, summed from one stats() snapshot. */
+function snapshot(st) {
+  const t = st.totals;
+  return {
+    tasks: t.executed + t.forkInline,
+    calls: t.calls, cas: t.cas, casFails: t.casFails, stealTries: t.stealTries, steals: t.stealOps,
+    probes: t.probes, locks: st.sched.lockAcquisitions, wakeups: t.wakeups, parks: t.parks, spins: t.spins,
+    retries: t.retries, helps: t.helps,
+  };
+}
+
+const COLUMNS = ['calls', 'cas', 'casFails', 'stealTries', 'steals', 'probes', 'locks', 'wakeups', 'parks', 'spins', 'retries', 'helps'];
+
+/** Runs workload w `reps` times at procs p after a warm-up; the counters per task, and the most
+ *  Ms spinning at once. */
+async function countsAt(Scheduler, w, p, warm, reps) {
+  const s = await Scheduler.start({ tasks: TASKS, procs: p });
+  try {
+    for (let i = 0; i < warm; i++) await runOnce(s, w);
+    const a = snapshot(s.stats());
+    for (let i = 0; i < reps; i++) await runOnce(s, w);
+    const st = s.stats();
+    const b = snapshot(st);
+    const per = {};
+    const tasks = b.tasks - a.tasks;
+    for (const k of COLUMNS) per[k] = (b[k] - a[k]) / tasks;
+    return { tasks: tasks / reps, per, spinningMax: st.sched.spinningMax };
+  } finally {
+    await s.close();
+  }
+}
+
+function fmt(x) {
+  if (x === 0) return '0';
+  if (x >= 100) return x.toFixed(0);
+  if (x >= 1) return x.toFixed(2);
+  if (x >= 0.001) return x.toFixed(4);
+  return x.toExponential(1);
+}
+
+async function counts(Scheduler, ws, o) {
+  const warm = o.quick ? 2 : 3;
+  const reps = o.quick ? 2 : 4;
+  console.log(`\n1. Per task (counts, not times: the same on a loaded or a quiet machine), ${warm} warm-up and ${reps} measured runs per procs value`);
+  const ratios = {};
+  for (const w of ws) {
+    console.log(`\n${w.what}, ${w.task}(${w.args.join(', ')})`);
+    const head = ['procs', 'tasks/run', ...COLUMNS, 'spin max'];
+    const rows = [];
+    const byP = {};
+    for (const p of o.procs) {
+      const r = await countsAt(Scheduler, w, p, warm, reps);
+      byP[p] = r;
+      rows.push([String(p), r.tasks.toFixed(0), ...COLUMNS.map((k) => fmt(r.per[k])), String(r.spinningMax)]);
+    }
+    printTable(head, rows);
+    // Growth from the smallest to the largest procs, per task; operations that are 0 at the
+    // smallest procs compare absolute values (their growth is named in DESIGN.md "Scaling").
+    const lo = byP[o.procs[0]].per;
+    const hi = byP[o.procs[o.procs.length - 1]].per;
+    ratios[w.name] = Object.fromEntries(COLUMNS.map((k) => [k, lo[k] > 0 ? hi[k] / lo[k] : (hi[k] > 0 ? Infinity : 1)]));
+    console.log(`  procs ${o.procs[o.procs.length - 1]} / procs ${o.procs[0]}, per task: ` +
+      COLUMNS.map((k) => `${k} ${Number.isFinite(ratios[w.name][k]) ? ratios[w.name][k].toFixed(2) + 'x' : `0 -> ${fmt(hi[k])}`}`).join(', '));
+  }
+  return ratios;
+}
+
+function printTable(head, rows) {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => '  ' + cells.map((c, i) => c.padStart(widths[i])).join('  ');
+  console.log(line(head));
+  for (const r of rows) console.log(line(r));
+}
+
+// ---- 2. times ---------------------------------------------------------------------------------
+
+/** Busy and total jiffies of the whole machine so far (Linux /proc/stat), or null. */
+function machineJiffies() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = f[3] + (f[4] ?? 0);
+    const total = f.reduce((a, b) => a + b, 0);
+    return { busy: total - idle, total };
+  } catch {
+    return null;
+  }
+}
+
+const cpuMs = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
+
+async function times(Scheduler, ws, o) {
+  const P = [2, 8, 32];
+  console.log(`\n2. Wall clock on this machine (${os.availableParallelism()} CPUs), procs ${P.join(', ')}, ${o.rounds} alternating rounds: median ms per run (CPU ms of the process per run)`);
+  const scheds = {};
+  for (const p of P) scheds[p] = await Scheduler.start({ tasks: TASKS, procs: p });
+  const ms = {};
+  const cpu = {};
+  try {
+    // Warm-up: V8 compiles every function on every thread separately, so each thread must run
+    // each tree often enough (more threads, more runs: DESIGN.md "Scaling").
+    for (const p of P) for (const w of ws) for (let i = 0; i < (o.quick ? 4 : 8) + p / 4; i++) await runOnce(scheds[p], w);
+    const j0 = machineJiffies();
+    const c0 = cpuMs();
+    const t0 = performance.now();
+    for (let r = 0; r < o.rounds; r++) {
+      const order = r % 2 === 0 ? P : [...P].reverse();
+      for (const w of ws) {
+        for (const p of order) {
+          const k = `${w.name}@${p}`;
+          const c = cpuMs();
+          const t = performance.now();
+          await runOnce(scheds[p], w);
+          (ms[k] ??= []).push(performance.now() - t);
+          (cpu[k] ??= []).push(cpuMs() - c);
+        }
+      }
+    }
+    const wall = performance.now() - t0;
+    const ours = cpuMs() - c0;
+    const j1 = machineJiffies();
+    const ratio = {};
+    for (const w of ws) {
+      const base = median(ms[`${w.name}@2`]);
+      const cells = P.map((p) => {
+        const k = `${w.name}@${p}`;
+        ratio[k] = median(ms[k]) / base;
+        return `procs ${p}: ${median(ms[k]).toFixed(1)} ms (${median(cpu[k]).toFixed(1)} CPU)${p === 2 ? '' : ` ${ratio[k].toFixed(2)}x`}`;
+      });
+      console.log(`  ${w.what.padEnd(17)} ${cells.join('   ')}`);
+    }
+    if (j0 !== null && j1 !== null) {
+      const hz = 100; // USER_HZ: /proc/stat counts in 1/100 s on Linux
+      const busyMs = ((j1.busy - j0.busy) * 1000) / hz;
+      const others = Math.max(0, busyMs - ours);
+      console.log(`  load: other processes used ${(others / wall).toFixed(2)} of this machine's ${os.availableParallelism()} CPUs during the rounds (this one ${(ours / wall).toFixed(2)}); load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    }
+    for (const w of ws) for (const p of [8, 32]) console.log(`  ${w.name} procs ${p} / procs 2: ${ratio[`${w.name}@${p}`].toFixed(2)}x`);
+    await loneTask(scheds, P);
+  } finally {
+    for (const s of Object.values(scheds)) await s.close();
+  }
+}
+
+/** CPU of the whole process per wall ms while one CPU-bound task runs (the spinning around it). */
+async function loneTask(scheds, P) {
+  const calib = 2e6;
+  let t = performance.now();
+  await scheds[2].run('burn', calib);
+  const perMs = calib / (performance.now() - t);
+  const iters = Math.round(perMs * 50); // about 50 ms
+  const per = {};
+  for (let r = 0; r < 5; r++) {
+    for (const p of r % 2 === 0 ? P : [...P].reverse()) {
+      await sleep(20);
+      const c = cpuMs();
+      t = performance.now();
+      await scheds[p].run('burn', iters);
+      (per[p] ??= []).push((cpuMs() - c) / (performance.now() - t));
+    }
+  }
+  console.log(`  one lone task (about 50 ms of CPU): process CPU per wall ms ${P.map((p) => `procs ${p} ${median(per[p]).toFixed(2)}`).join(', ')}`);
+}
+
+// ---- idle -------------------------------------------------------------------------------------
+
+/** In a child process: a scheduler at procs p that ran a tree, then its CPU per second over
+ *  quiet one-second windows. Prints JSON. */
+async function idleChild(Scheduler, { procs, options, windows }) {
+  const s = await Scheduler.start({ tasks: TASKS, procs, ...options });
+  for (let i = 0; i < 3; i++) await s.run('fibcut', 26, 16);
+  await sleep(1500); // the end of the tree's wake-ups and of V8's first idle collections
+  const out = [];
+  for (let i = 0; i < windows; i++) {
+    const c = cpuMs();
+    const t = performance.now();
+    await sleep(1000);
+    out.push((cpuMs() - c) / ((performance.now() - t) / 1000));
+  }
+  const live = s.stats().sched.liveThreads;
+  await s.close();
+  console.log(JSON.stringify({ out, live }));
+}
+
+function idle(o) {
+  const windows = o.quick ? 3 : 5;
+  const cases = [
+    ['default options', {}],
+    ['idleTimeout: Infinity', { idleTimeout: Infinity }],
+  ];
+  console.log(`\n3. An idle scheduler at procs 32: the process's CPU ms per second over ${windows} one-second windows, in a child process`);
+  for (const [what, options] of cases) {
+    const arg = JSON.stringify({ procs: 32, options: { ...options, idleTimeout: options.idleTimeout === Infinity ? 'Infinity' : options.idleTimeout }, windows });
+    const r = JSON.parse(execFileSync(process.execPath, [SELF, '--idle-child', arg], { encoding: 'utf8' }).trim().split('\n').pop());
+    console.log(`  ${what.padEnd(22)} median ${median(r.out).toFixed(2)} ms/s (windows ${r.out.map((x) => x.toFixed(2)).join(' ')}; ${r.live} threads live)`);
+  }
+}
+
+// ---- main -------------------------------------------------------------------------------------
+
+const o = parse(process.argv.slice(2));
+const { Scheduler } = await loadStealwork();
+if (o.idleChild !== null) {
+  const a = o.idleChild;
+  if (a.options.idleTimeout === 'Infinity') a.options.idleTimeout = Infinity;
+  await idleChild(Scheduler, a);
+} else {
+  const ws = workloads(o.quick).filter((w) => o.only === null || o.only.includes(w.name));
+  console.log(`scale: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), node ${process.version}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  await counts(Scheduler, ws, o);
+  if (o.times) {
+    await times(Scheduler, ws, o);
+    idle(o);
+  }
+}
