@@ -6,7 +6,8 @@
 //      (fibc(22): a task per call): the core calls, compare-and-swaps on queue words and the
 //      failed ones, steal attempts and successes, other Ps' queues read looking for work
 //      (probes), sched.lock acquisitions, wake-ups, parks, spins, retries, fork joiners' calls
-//      for help, and the most Ms spinning at once. These come from the core's counters
+//      for help, park ladder rungs polled or waited (spinRungs), fork joiners' sleeps and the
+//      wake-ups sent to them, and the most Ms spinning at once. These come from the core's counters
 //      (stats()), not from a clock: they are what a 64-core machine would see the scheduler do,
 //      although this one cannot run 64 threads at once. Each procs value runs in a fresh
 //      scheduler after a warm-up; a task is a task function call (Gs the Ms started plus forks
@@ -20,7 +21,7 @@
 //   load average) is printed beside the times: the counts do not depend on it, the times do.
 //
 //   npm run build && node bench/scale.mjs [--quick] [--procs 2,4,8,16,32,64] [--rounds 9]
-//     [--only coarse,fine,spawn] [--skip-times]
+//     [--only coarse,fine,spawn] [--skip-counts] [--skip-times]
 
 import os from 'node:os';
 import process from 'node:process';
@@ -36,7 +37,7 @@ const SELF = fileURLToPath(import.meta.url);
 // ---- the command line ------------------------------------------------------------------------
 
 function parse(argv) {
-  const o = { quick: false, procs: [2, 4, 8, 16, 32, 64], rounds: 0, only: null, times: true, idleChild: null };
+  const o = { quick: false, procs: [2, 4, 8, 16, 32, 64], rounds: 0, only: null, counts: true, times: true, idleChild: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -49,8 +50,9 @@ function parse(argv) {
     else if (a === '--rounds') o.rounds = Number(next());
     else if (a === '--only') o.only = next().split(',');
     else if (a === '--skip-times') o.times = false;
+    else if (a === '--skip-counts') o.counts = false;
     else if (a === '--idle-child') o.idleChild = JSON.parse(next());
-    else throw new TypeError(`unknown argument ${a} (flags: --quick, --procs LIST, --rounds N, --only NAMES, --skip-times)`);
+    else throw new TypeError(`unknown argument ${a} (flags: --quick, --procs LIST, --rounds N, --only NAMES, --skip-counts, --skip-times)`);
   }
   for (const p of o.procs) if (!Number.isInteger(p) || p < 1) throw new RangeError(`--procs must list positive integers, got ${p}`);
   if (o.rounds === 0) o.rounds = o.quick ? 5 : 9;
@@ -83,11 +85,12 @@ function snapshot(st) {
     tasks: t.executed + t.forkInline,
     calls: t.calls, cas: t.cas, casFails: t.casFails, stealTries: t.stealTries, steals: t.stealOps,
     probes: t.probes, locks: st.sched.lockAcquisitions, wakeups: t.wakeups, parks: t.parks, spins: t.spins,
-    retries: t.retries, helps: t.helps,
+    retries: t.retries, helps: t.helps, spinRungs: st.sched.spinRungs, joinSleeps: st.sched.forkSleeps, joinWakes: st.sched.forkWakes,
   };
 }
 
-const COLUMNS = ['calls', 'cas', 'casFails', 'stealTries', 'steals', 'probes', 'locks', 'wakeups', 'parks', 'spins', 'retries', 'helps'];
+const COLUMNS = ['calls', 'cas', 'casFails', 'stealTries', 'steals', 'probes', 'locks', 'wakeups', 'parks', 'spins', 'retries',
+  'helps', 'spinRungs', 'joinSleeps', 'joinWakes'];
 
 /** Runs workload w `reps` times at procs p after a warm-up; the counters per task, and the most
  *  Ms spinning at once. */
@@ -175,8 +178,17 @@ async function times(Scheduler, ws, o) {
   const cpu = {};
   try {
     // Warm-up: V8 compiles every function on every thread separately, so each thread must run
-    // each tree often enough (more threads, more runs: DESIGN.md "Scaling").
-    for (const p of P) for (const w of ws) for (let i = 0; i < (o.quick ? 4 : 8) + p / 4; i++) await runOnce(scheds[p], w);
+    // each tree often enough (more threads, more runs: DESIGN.md "Scaling"). Runs until the
+    // CPU per run settles; what it took is the price of the threads' own compiles.
+    console.log('  warm-up, until the CPU per run settles (V8 compiles on every thread):');
+    for (const w of ws) {
+      const cells = [];
+      for (const p of P) {
+        const r = await warmUp(scheds[p], w, o.quick, 3 + p / 4);
+        cells.push(`procs ${p}: ${r.runs} runs, ${(r.cpu / 1000).toFixed(1)} s CPU, first ${r.first.toFixed(0)} -> last ${r.last.toFixed(0)} ms CPU per run`);
+      }
+      console.log(`    ${w.what.padEnd(17)} ${cells.join('; ')}`);
+    }
     const j0 = machineJiffies();
     const c0 = cpuMs();
     const t0 = performance.now();
@@ -217,6 +229,31 @@ async function times(Scheduler, ws, o) {
   } finally {
     for (const s of Object.values(scheds)) await s.close();
   }
+}
+
+/**
+ * Runs w on s in batches of 5 until a batch's median CPU per run is within 10% of the batch
+ * before (at least `min` batches, 3 + procs / 4: more threads take more runs to warm; at most
+ * 40, or 20 quick). Returns the runs, the CPU they took and the first and last batch's median
+ * CPU per run.
+ */
+async function warmUp(s, w, quick, min) {
+  const batches = [];
+  let cpu = 0;
+  const max = quick ? 20 : 40;
+  for (let b = 0; b < max; b++) {
+    const per = [];
+    for (let i = 0; i < 5; i++) {
+      const c = cpuMs();
+      await runOnce(s, w);
+      per.push(cpuMs() - c);
+    }
+    cpu += per.reduce((x, y) => x + y, 0);
+    batches.push(median(per));
+    const n = batches.length;
+    if (n >= min && Math.abs(batches[n - 1] - batches[n - 2]) <= 0.1 * batches[n - 2]) break;
+  }
+  return { runs: batches.length * 5, cpu, first: batches[0], last: batches[batches.length - 1] };
 }
 
 /** CPU of the whole process per wall ms while one CPU-bound task runs (the spinning around it). */
@@ -260,16 +297,18 @@ async function idleChild(Scheduler, { procs, options, windows }) {
 }
 
 function idle(o) {
-  const windows = o.quick ? 3 : 5;
+  const windows = o.quick ? 3 : 7;
   const cases = [
-    ['default options', {}],
-    ['idleTimeout: Infinity', { idleTimeout: Infinity }],
+    [32, 'default options', {}],
+    [32, 'idleTimeout: Infinity', { idleTimeout: Infinity }],
+    [2, 'default options', {}],
   ];
-  console.log(`\n3. An idle scheduler at procs 32: the process's CPU ms per second over ${windows} one-second windows, in a child process`);
-  for (const [what, options] of cases) {
-    const arg = JSON.stringify({ procs: 32, options: { ...options, idleTimeout: options.idleTimeout === Infinity ? 'Infinity' : options.idleTimeout }, windows });
+  console.log(`\n3. An idle scheduler: the process's CPU ms per second over ${windows} one-second windows, in a child process`);
+  console.log('  (a window of tens of ms is V8 collecting the main thread\'s heap after the work, at any procs)');
+  for (const [procs, what, options] of cases) {
+    const arg = JSON.stringify({ procs, options: { ...options, idleTimeout: options.idleTimeout === Infinity ? 'Infinity' : options.idleTimeout }, windows });
     const r = JSON.parse(execFileSync(process.execPath, [SELF, '--idle-child', arg], { encoding: 'utf8' }).trim().split('\n').pop());
-    console.log(`  ${what.padEnd(22)} median ${median(r.out).toFixed(2)} ms/s (windows ${r.out.map((x) => x.toFixed(2)).join(' ')}; ${r.live} threads live)`);
+    console.log(`  procs ${String(procs).padStart(2)}, ${what.padEnd(22)} median ${median(r.out).toFixed(2)} ms/s (windows ${r.out.map((x) => x.toFixed(2)).join(' ')}; ${r.live} threads live)`);
   }
 }
 
@@ -284,7 +323,7 @@ if (o.idleChild !== null) {
 } else {
   const ws = workloads(o.quick).filter((w) => o.only === null || o.only.includes(w.name));
   console.log(`scale: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), node ${process.version}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  await counts(Scheduler, ws, o);
+  if (o.counts) await counts(Scheduler, ws, o);
   if (o.times) {
     await times(Scheduler, ws, o);
     idle(o);

@@ -131,6 +131,7 @@ const PINNED: Record<string, number> = {
   S_RT_PDEAD: 66612,
   S_RT_NPDEAD: 66616,
   S_RT_SHRINK: 66620,
+  S_RT_NPARKSPIN: 66624,
   CANCEL_TOKENS: 65536,
 
   COPRIMES: 66688,
@@ -220,6 +221,9 @@ const PINNED: Record<string, number> = {
   MR_T0: 328,
   MR_STATE: 336,
   MR_TRACE_NEXT: 340,
+  MR_PARKSPIN: 344,
+  MR_SPIN_RUNGS: 352,
+  MR_FORK_SLEEPS: 360,
   M_SIZE: 384,
   MS_NONE: 0,
   MS_SCHEDULE: 1,
@@ -535,7 +539,7 @@ describe('layout structure', () => {
     expect(line(L.M_INBOX)).toBe(1);
     expect(line(L.M_RT)).toBe(2);
     // The runtime's words: the f64 ones named here, the rest u32.
-    const f64s = new Set(['MR_SPAWNED', 'MR_FINISHED', 'MR_IDLE_MS', 'MR_YIELDS', 'MR_T0']);
+    const f64s = new Set(['MR_SPAWNED', 'MR_FINISHED', 'MR_IDLE_MS', 'MR_YIELDS', 'MR_T0', 'MR_SPIN_RUNGS', 'MR_FORK_SLEEPS']);
     const rt: Array<[string, number, number]> = Object.keys(PINNED).filter((k) => k.startsWith('MR_'))
       .map((k) => [k, PINNED[k], f64s.has(k) ? 8 : 4]);
     expectDisjoint(rt.map(([n, o, s]) => [n, o - L.M_RT, s]), L.LINE);

@@ -322,6 +322,8 @@ export const MR_T0 = M_RT + 72; // f64: when this M started (ms since the epoch)
 export const MR_STATE = M_RT + 80; // u32: what this M is doing now (MS_* below), for diagnosis; the owner writes, stats reads (plain: a stale value only misreports)
 export const MR_TRACE_NEXT = M_RT + 84; // u32: slot count at which the runtime reads the clock next (owner only; the core stores 0 after a steal: read it at once)
 export const MR_PARKSPIN = M_RT + 88; // u32: 1 while this M is counted in S_RT_NPARKSPIN (owner only: parkspin.ts)
+export const MR_SPIN_RUNGS = M_RT + 96; // f64: park ladder rungs this M polled or waited 1 us on (owner only; DESIGN.md "Scaling")
+export const MR_FORK_SLEEPS = M_RT + 104; // f64: times a fork joiner on this M slept on S_RT_FORK_EPOCH (owner only)
 
 export const M_SIZE = 3 * LINE;
 

@@ -13,8 +13,9 @@
 
 import {
   G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_INDEX, G_PARENT, G_PRIO, G_TOKEN_SHIFT,
-  GF_FORK, H_NPROCS, HEADER, JOIN_DONE, PARENT_SPAWNER, S_RT_FORK_SLEEPERS,
+  GF_FORK, H_NPROCS, HEADER, JOIN_DONE, MR_FORK_SLEEPS, PARENT_SPAWNER, S_RT_FORK_SLEEPERS,
 } from '../../assembly/shared/layout.js';
+import { mAddr } from './mblock.js';
 import type { Core } from '../core/core.js';
 import type { TaskContext } from './context.js';
 import type { GSlots } from './gslots.js';
@@ -376,6 +377,7 @@ export class ForkJoin implements ForkOwner {
       }
       if (++idle < HELP_SPINS) continue;
       idle = 0;
+      v.f64[(mAddr(v, h.mid) + MR_FORK_SLEEPS) >>> 3]++; // owner only: stats' forkSleeps
       // Sleep (forksleep.ts): read the epoch, raise the sleepers flag, mark f (its finisher bumps
       // the epoch), look once more, then wait while the epoch is unchanged.
       forkSleep(i32, a, () => this.workInSight(thief));

@@ -18,7 +18,7 @@
 // finds the word non-zero, so the wait returns at once. No wait here is bounded.
 
 import {
-  M_PARK, MS_SLEEP, MS_SLEEP_ASYNC, MS_YIELD, PARK_INBOX, PARK_MSG, PARK_P, PARK_STOP, S_RT_STOP,
+  M_PARK, MR_SPIN_RUNGS, MS_SLEEP, MS_SLEEP_ASYNC, MS_YIELD, PARK_INBOX, PARK_MSG, PARK_P, PARK_STOP, S_RT_STOP,
 } from '../../assembly/shared/layout.js';
 import { mAddr } from './mblock.js';
 import { parkSpin, parkSpinLeave } from './parkspin.js';
@@ -240,6 +240,7 @@ export class Parker {
   private rung(i32: Int32Array, k: number, spin: boolean): boolean {
     this.m.state(MS_SLEEP);
     if (spin) {
+      this.m.views.f64[(this.mw * 4 + MR_SPIN_RUNGS) >>> 3]++; // owner only: stats' parkSpinRungs
       if (k < this.spinLimit) return false;
       Atomics.wait(i32, this.word, 0, 0.001); // pairs with the notify of every writer and wakep's
       return false;

@@ -11,6 +11,7 @@ import {
   SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE, MR_T0, MR_IDLE_MS, MR_YIELDS, MR_STATE, MS_EXITED, MS_NONE, MS_SCHEDULE, MS_SHARES, MS_SLEEP, MS_SLEEP_ASYNC, MS_YIELD, S_LOCK, S_HEAP_LOCK, M_SPINNING, M_NEXTP, M_PARK,
   P_LINK, S_RT_PRESERVE, PC_HIGH_HITS, PC_LOW_HITS, PC_HIGH_THROTTLES, S_RUNQH_SIZE, S_RUNQL_SIZE, S_RT_NPRESERVE, S_RT_HANDOFFS, S_RT_RETIRES,
   P_OPS, OP_CALLS, OP_PROBES, OP_STEAL_TRIES, OP_CAS, OP_CAS_FAILS, OP_RETRIES, OP_HELPS, P_PARK_PROBES, S_NMSPINNING_MAX,
+  MR_SPIN_RUNGS, MR_FORK_SLEEPS, S_RT_FORK_EPOCH,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { ProcsSource } from './cgroup.js';
@@ -96,6 +97,10 @@ export interface MStats {
   idleMs: number;
   /** Turns given to the event loop while holding a P (for async tasks' continuations, timers, I/O). */
   yields: number;
+  /** Park ladder rungs it polled or waited 1 us on (taken only while a CPU was free), and the
+   *  times a fork joiner on it slept (DESIGN.md "Scaling"). */
+  spinRungs: number;
+  forkSleeps: number;
   /** What the thread is doing: 'running', 'yielding', 'receiving', 'parked', 'parked-async', 'exited' ('' for M0). */
   state: string;
   /** Counted in spinningthreads; the P handed to it and not yet taken (null: none); its park word. */
@@ -127,6 +132,11 @@ export interface SchedulerStats {
     /** The most Ms spinning at once since the start (a gauge; Go's bound is half the busy Ps,
      *  DESIGN.md "Scaling"). */
     spinningMax: number;
+    /** Sums over the threads of spinRungs and forkSleeps, and the wake-ups sent to sleeping fork
+     *  joiners (bumps of their epoch word, each waking every sleeper: DESIGN.md "Fork-join"). */
+    spinRungs: number;
+    forkSleeps: number;
+    forkWakes: number;
     needspinning: number;
     globalPuts: number;
     globalGets: number;
@@ -277,6 +287,8 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       uptimeMs: t0 === 0 ? 0 : traceClock() - t0,
       idleMs: f64[(b + MR_IDLE_MS) >>> 3],
       yields: f64[(b + MR_YIELDS) >>> 3],
+      spinRungs: f64[(b + MR_SPIN_RUNGS) >>> 3],
+      forkSleeps: f64[(b + MR_FORK_SLEEPS) >>> 3],
       state: STATES[u32[(b + MR_STATE) >>> 2]] ?? '',
       spinning: Atomics.load(i32, (b + M_SPINNING) >>> 2) !== 0, // pairs with wakep's and stopM's stores (a snapshot)
       nextp: Atomics.load(i32, (b + M_NEXTP) >>> 2) === 0 ? null : Atomics.load(i32, (b + M_NEXTP) >>> 2) - 1, // pairs with wakep's store and acquireP's (a snapshot)
@@ -299,6 +311,9 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       idlethreads: Atomics.load(i32, S_NMIDLE >>> 2), // pairs with mPut's and mGet's stores under sched.lock (a snapshot)
       spinningthreads: Atomics.load(i32, S_NMSPINNING >>> 2), // pairs with wakep's CAS and stopM's decrement (a snapshot)
       spinningMax: Atomics.load(i32, S_NMSPINNING_MAX >>> 2), // a gauge the core raises with plain stores (a snapshot)
+      spinRungs: threads.reduce((s, t) => s + t.spinRungs, 0),
+      forkSleeps: threads.reduce((s, t) => s + t.forkSleeps, 0),
+      forkWakes: Atomics.load(i32, S_RT_FORK_EPOCH >>> 2), // pairs with forkWake's add (a snapshot)
       needspinning: Atomics.load(i32, S_NEEDSPINNING >>> 2), // pairs with wakep's store (a snapshot)
       globalPuts: f64[sc + SC_GLOB_PUT / 8],
       globalGets: f64[sc + SC_GLOB_GET / 8],
