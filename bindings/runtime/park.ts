@@ -130,6 +130,8 @@ export class Parker {
     this.word = parkWord(m.views, mid);
     this.mw = mAddr(m.views, mid) >>> 2;
     this.ncpu = ncpu;
+    // A thread that replaced one killed from outside on the rungs takes its count off them.
+    parkSpinLeave(m.views.i32, this.mw);
     this.spinLimit = spinLimit;
     this.yieldLimit = yieldLimit;
     this.idleTimeout = idleTimeout;
