@@ -12,11 +12,13 @@
 //      although this one cannot run 64 threads at once. Each procs value runs in a fresh
 //      scheduler after a warm-up; a task is a task function call (Gs the Ms started plus forks
 //      run inline by their forker).
-//   2. Wall-clock time of the same trees at procs 2, 8 and 32 on this machine, in alternating
-//      rounds (every procs value once per round, the order reversed every other round), medians
-//      and ratios to procs 2, with the process's CPU per run; the CPU a lone task costs per
-//      wall ms; and an idle scheduler's CPU per second at procs 32, with the default options and
-//      with idleTimeout: Infinity (each in a child process, over quiet one-second windows).
+//   2. Wall-clock time of the same trees at procs 2, 8 and 32 on this machine, each procs value
+//      in a child process of its own (idleTimeout: Infinity), warmed until its CPU per run
+//      settles, then in alternating rounds (every procs value once per round, the order
+//      reversed every other round): medians and ratios to procs 2, with that process's CPU per
+//      run; the CPU a lone task costs per wall ms; and an idle scheduler's CPU per second at
+//      procs 32, with the default options and with idleTimeout: Infinity, and at procs 2 (each
+//      in a child process, over one-second windows).
 //   The machine's load (other processes' CPU during the timed rounds, from /proc/stat, and the
 //   load average) is printed beside the times: the counts do not depend on it, the times do.
 //
@@ -25,7 +27,7 @@
 
 import os from 'node:os';
 import process from 'node:process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadStealwork } from './lib/package.mjs';
@@ -37,7 +39,7 @@ const SELF = fileURLToPath(import.meta.url);
 // ---- the command line ------------------------------------------------------------------------
 
 function parse(argv) {
-  const o = { quick: false, procs: [2, 4, 8, 16, 32, 64], rounds: 0, only: null, counts: true, times: true, idleChild: null };
+  const o = { quick: false, procs: [2, 4, 8, 16, 32, 64], rounds: 0, only: null, counts: true, times: true, idleChild: null, timeChild: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -52,6 +54,7 @@ function parse(argv) {
     else if (a === '--skip-times') o.times = false;
     else if (a === '--skip-counts') o.counts = false;
     else if (a === '--idle-child') o.idleChild = JSON.parse(next());
+    else if (a === '--time-child') o.timeChild = JSON.parse(next());
     else throw new TypeError(`unknown argument ${a} (flags: --quick, --procs LIST, --rounds N, --only NAMES, --skip-counts, --skip-times)`);
   }
   for (const p of o.procs) if (!Number.isInteger(p) || p < 1) throw new RangeError(`--procs must list positive integers, got ${p}`);
@@ -169,51 +172,61 @@ function machineJiffies() {
 
 const cpuMs = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
 
-async function times(Scheduler, ws, o) {
+/**
+ * Each procs value runs in a child process of its own (`--time-child`): a scheduler idle
+ * between its rounds would otherwise charge the one measured with its threads' background work
+ * (V8 collects an idle isolate's heap a few seconds after it stops), and share its process's
+ * compiler and collector threads with it. The parent tells the children in turn to run one tree
+ * once; a child answers with the wall and CPU time of that run, its own process's only.
+ */
+async function times(ws, o) {
   const P = [2, 8, 32];
-  console.log(`\n2. Wall clock on this machine (${os.availableParallelism()} CPUs), procs ${P.join(', ')}, ${o.rounds} alternating rounds: median ms per run (CPU ms of the process per run)`);
-  const scheds = {};
-  for (const p of P) scheds[p] = await Scheduler.start({ tasks: TASKS, procs: p });
+  console.log(`\n2. Wall clock on this machine (${os.availableParallelism()} CPUs), procs ${P.join(', ')}, each in a child process, ${o.rounds} alternating rounds: median ms per run (CPU ms of that process per run)`);
+  const kids = {};
+  for (const p of P) kids[p] = new TimeChild(p, ws.map((w) => w.name), o.quick);
   const ms = {};
   const cpu = {};
   try {
-    // Warm-up: V8 compiles every function on every thread separately, so each thread must run
-    // each tree often enough (more threads, more runs: DESIGN.md "Scaling"). Runs until the
-    // CPU per run settles; what it took is the price of the threads' own compiles.
+    // Warm-up, one child at a time: V8 compiles every function on every thread separately, so
+    // each thread must run each tree often enough (more threads, more runs: DESIGN.md
+    // "Scaling"). Each runs until its CPU per run settles; what that took is the price of the
+    // threads' own compiles.
     console.log('  warm-up, until the CPU per run settles (V8 compiles on every thread):');
+    const warm = {};
+    for (const p of P) warm[p] = await kids[p].ask({ op: 'warm' });
     for (const w of ws) {
-      const cells = [];
-      for (const p of P) {
-        const r = await warmUp(scheds[p], w, o.quick, 3 + p / 4);
-        cells.push(`procs ${p}: ${r.runs} runs, ${(r.cpu / 1000).toFixed(1)} s CPU, first ${r.first.toFixed(0)} -> last ${r.last.toFixed(0)} ms CPU per run`);
-      }
+      const cells = P.map((p) => {
+        const r = warm[p][w.name];
+        return `procs ${p}: ${r.runs} runs, ${(r.cpu / 1000).toFixed(1)} s CPU, first ${r.first.toFixed(0)} -> last ${r.last.toFixed(0)} ms CPU per run`;
+      });
       console.log(`    ${w.what.padEnd(17)} ${cells.join('; ')}`);
     }
     const j0 = machineJiffies();
-    const c0 = cpuMs();
+    let ours = 0;
     const t0 = performance.now();
     for (let r = 0; r < o.rounds; r++) {
       const order = r % 2 === 0 ? P : [...P].reverse();
       for (const w of ws) {
         for (const p of order) {
           const k = `${w.name}@${p}`;
-          const c = cpuMs();
-          const t = performance.now();
-          await runOnce(scheds[p], w);
-          (ms[k] ??= []).push(performance.now() - t);
-          (cpu[k] ??= []).push(cpuMs() - c);
+          const x = await kids[p].ask({ op: 'run', name: w.name });
+          (ms[k] ??= []).push(x.ms);
+          (cpu[k] ??= []).push(x.cpu);
+          ours += x.cpu;
         }
       }
     }
     const wall = performance.now() - t0;
-    const ours = cpuMs() - c0;
     const j1 = machineJiffies();
     const ratio = {};
+    const cpuRatio = {};
     for (const w of ws) {
       const base = median(ms[`${w.name}@2`]);
+      const cbase = median(cpu[`${w.name}@2`]);
       const cells = P.map((p) => {
         const k = `${w.name}@${p}`;
         ratio[k] = median(ms[k]) / base;
+        cpuRatio[k] = median(cpu[k]) / cbase;
         return `procs ${p}: ${median(ms[k]).toFixed(1)} ms (${median(cpu[k]).toFixed(1)} CPU)${p === 2 ? '' : ` ${ratio[k].toFixed(2)}x`}`;
       });
       console.log(`  ${w.what.padEnd(17)} ${cells.join('   ')}`);
@@ -222,13 +235,81 @@ async function times(Scheduler, ws, o) {
       const hz = 100; // USER_HZ: /proc/stat counts in 1/100 s on Linux
       const busyMs = ((j1.busy - j0.busy) * 1000) / hz;
       const others = Math.max(0, busyMs - ours);
-      console.log(`  load: other processes used ${(others / wall).toFixed(2)} of this machine's ${os.availableParallelism()} CPUs during the rounds (this one ${(ours / wall).toFixed(2)}); load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+      console.log(`  load: other processes used ${(others / wall).toFixed(2)} of this machine's ${os.availableParallelism()} CPUs during the rounds (the runs ${(ours / wall).toFixed(2)}); load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     }
-    for (const w of ws) for (const p of [8, 32]) console.log(`  ${w.name} procs ${p} / procs 2: ${ratio[`${w.name}@${p}`].toFixed(2)}x`);
-    await loneTask(scheds, P);
+    for (const w of ws) {
+      for (const p of [8, 32]) {
+        const k = `${w.name}@${p}`;
+        console.log(`  ${w.name} procs ${p} / procs 2: ${ratio[k].toFixed(2)}x the time, ${cpuRatio[k].toFixed(2)}x the CPU`);
+      }
+    }
+    const lone = {};
+    for (let r = 0; r < 5; r++) {
+      for (const p of r % 2 === 0 ? P : [...P].reverse()) (lone[p] ??= []).push((await kids[p].ask({ op: 'lone' })).perMs);
+    }
+    console.log(`  one lone task (about 50 ms of CPU): process CPU per wall ms ${P.map((p) => `procs ${p} ${median(lone[p]).toFixed(2)}`).join(', ')}`);
   } finally {
-    for (const s of Object.values(scheds)) await s.close();
+    for (const k of Object.values(kids)) await k.close();
   }
+}
+
+/** A child process holding one scheduler for the timed rounds (timeChild below). Main thread. */
+class TimeChild {
+  constructor(procs, names, quick) {
+    this.proc = fork(SELF, ['--time-child', JSON.stringify({ procs, names, quick })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.pending = null;
+    this.proc.on('message', (m) => { const r = this.pending; this.pending = null; r?.resolve(m); });
+    this.proc.on('exit', (code) => { const r = this.pending; this.pending = null; r?.reject(new Error(`time child (procs ${procs}) exited with ${code}`)); });
+  }
+
+  ask(msg) {
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+      this.proc.send(msg);
+    });
+  }
+
+  async close() {
+    if (this.proc.exitCode !== null) return;
+    const done = new Promise((r) => this.proc.once('exit', r));
+    this.proc.send({ op: 'close' });
+    await done;
+  }
+}
+
+/** The child's side: a scheduler at `procs` with idleTimeout Infinity (its threads must not end
+ *  while the other children run), answering the parent's warm, run, lone and close. */
+async function timeChild(Scheduler, { procs, names, quick }) {
+  const ws = workloads(quick).filter((w) => names.includes(w.name));
+  const s = await Scheduler.start({ tasks: TASKS, procs, idleTimeout: Infinity });
+  let iters = 0;
+  process.on('message', async (m) => {
+    if (m.op === 'warm') {
+      const out = {};
+      for (const w of ws) out[w.name] = await warmUp(s, w, quick, 3 + procs / 4);
+      process.send(out);
+    } else if (m.op === 'run') {
+      const w = ws.find((x) => x.name === m.name);
+      const c = cpuMs();
+      const t = performance.now();
+      await runOnce(s, w);
+      process.send({ ms: performance.now() - t, cpu: cpuMs() - c });
+    } else if (m.op === 'lone') {
+      if (iters === 0) {
+        const t = performance.now();
+        await s.run('burn', 2e6);
+        iters = Math.round((2e6 / (performance.now() - t)) * 50); // about 50 ms
+      }
+      await sleep(20);
+      const c = cpuMs();
+      const t = performance.now();
+      await s.run('burn', iters);
+      process.send({ perMs: (cpuMs() - c) / (performance.now() - t) });
+    } else if (m.op === 'close') {
+      await s.close();
+      process.disconnect();
+    }
+  });
 }
 
 /**
@@ -254,26 +335,6 @@ async function warmUp(s, w, quick, min) {
     if (n >= min && Math.abs(batches[n - 1] - batches[n - 2]) <= 0.1 * batches[n - 2]) break;
   }
   return { runs: batches.length * 5, cpu, first: batches[0], last: batches[batches.length - 1] };
-}
-
-/** CPU of the whole process per wall ms while one CPU-bound task runs (the spinning around it). */
-async function loneTask(scheds, P) {
-  const calib = 2e6;
-  let t = performance.now();
-  await scheds[2].run('burn', calib);
-  const perMs = calib / (performance.now() - t);
-  const iters = Math.round(perMs * 50); // about 50 ms
-  const per = {};
-  for (let r = 0; r < 5; r++) {
-    for (const p of r % 2 === 0 ? P : [...P].reverse()) {
-      await sleep(20);
-      const c = cpuMs();
-      t = performance.now();
-      await scheds[p].run('burn', iters);
-      (per[p] ??= []).push((cpuMs() - c) / (performance.now() - t));
-    }
-  }
-  console.log(`  one lone task (about 50 ms of CPU): process CPU per wall ms ${P.map((p) => `procs ${p} ${median(per[p]).toFixed(2)}`).join(', ')}`);
 }
 
 // ---- idle -------------------------------------------------------------------------------------
@@ -316,7 +377,9 @@ function idle(o) {
 
 const o = parse(process.argv.slice(2));
 const { Scheduler } = await loadStealwork();
-if (o.idleChild !== null) {
+if (o.timeChild !== null) {
+  await timeChild(Scheduler, o.timeChild);
+} else if (o.idleChild !== null) {
   const a = o.idleChild;
   if (a.options.idleTimeout === 'Infinity') a.options.idleTimeout = Infinity;
   await idleChild(Scheduler, a);
@@ -325,7 +388,7 @@ if (o.idleChild !== null) {
   console.log(`scale: ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), node ${process.version}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   if (o.counts) await counts(Scheduler, ws, o);
   if (o.times) {
-    await times(Scheduler, ws, o);
+    await times(ws, o);
     idle(o);
   }
 }
