@@ -186,12 +186,13 @@ async function times(ws, o) {
   for (const p of P) kids[p] = new TimeChild(p, ws.map((w) => w.name), o.quick);
   const ms = {};
   const cpu = {};
+  const ops = {};
   try {
     // Warm-up, one child at a time: V8 compiles every function on every thread separately, so
     // each thread must run each tree often enough (more threads, more runs: DESIGN.md
     // "Scaling"). Each runs until its CPU per run settles; what that took is the price of the
     // threads' own compiles.
-    console.log('  warm-up, until the CPU per run settles (V8 compiles on every thread):');
+    console.log('  warm-up, the trees in turn as in the rounds, until each one\'s CPU per run settles (V8 compiles on every thread):');
     const warm = {};
     for (const p of P) warm[p] = await kids[p].ask({ op: 'warm' });
     for (const w of ws) {
@@ -212,6 +213,7 @@ async function times(ws, o) {
           const x = await kids[p].ask({ op: 'run', name: w.name });
           (ms[k] ??= []).push(x.ms);
           (cpu[k] ??= []).push(x.cpu);
+          (ops[k] ??= []).push(x);
           ours += x.cpu;
         }
       }
@@ -242,6 +244,10 @@ async function times(ws, o) {
         const k = `${w.name}@${p}`;
         console.log(`  ${w.name} procs ${p} / procs 2: ${ratio[k].toFixed(2)}x the time, ${cpuRatio[k].toFixed(2)}x the CPU`);
       }
+    }
+    const per = (k, f) => median(ops[k].map((x) => x[f])).toFixed(0);
+    for (const w of ws) {
+      console.log(`  ${w.name}, per run in the rounds (medians): ${P.map((p) => `procs ${p}: ${per(`${w.name}@${p}`, 'wakeups')} wake-ups, ${per(`${w.name}@${p}`, 'parks')} parks, ${per(`${w.name}@${p}`, 'spins')} spins, ${per(`${w.name}@${p}`, 'probes')} probes`).join('; ')}`);
     }
     const lone = {};
     for (let r = 0; r < 5; r++) {
@@ -285,15 +291,17 @@ async function timeChild(Scheduler, { procs, names, quick }) {
   let iters = 0;
   process.on('message', async (m) => {
     if (m.op === 'warm') {
-      const out = {};
-      for (const w of ws) out[w.name] = await warmUp(s, w, quick, 3 + procs / 4);
-      process.send(out);
+      process.send(await warmUp(s, ws, quick, 3 + procs / 4));
     } else if (m.op === 'run') {
       const w = ws.find((x) => x.name === m.name);
+      const a = snapshot(s.stats());
       const c = cpuMs();
       const t = performance.now();
       await runOnce(s, w);
-      process.send({ ms: performance.now() - t, cpu: cpuMs() - c });
+      const ms = performance.now() - t;
+      const cpu = cpuMs() - c;
+      const b = snapshot(s.stats());
+      process.send({ ms, cpu, wakeups: b.wakeups - a.wakeups, parks: b.parks - a.parks, spins: b.spins - a.spins, probes: b.probes - a.probes });
     } else if (m.op === 'lone') {
       if (iters === 0) {
         const t = performance.now();
@@ -313,28 +321,40 @@ async function timeChild(Scheduler, { procs, names, quick }) {
 }
 
 /**
- * Runs w on s in batches of 5 until a batch's median CPU per run is within 10% of the batch
- * before (at least `min` batches, 3 + procs / 4: more threads take more runs to warm; at most
- * 40, or 20 quick). Returns the runs, the CPU they took and the first and last batch's median
- * CPU per run.
+ * Warms s the way the rounds will run it: batches of 5 passes over the trees ws in turn (a
+ * thread that runs one tree after another sees other shapes than one that runs one tree alone,
+ * and V8 recompiles for them on every thread), until each tree's median CPU per run in a batch
+ * is within 10% of the batch before (at least `min` batches, 3 + procs / 4: more threads take
+ * more runs to warm; at most 40, or 20 quick). Returns, per tree, its runs, the CPU they took
+ * and the first and last batch's median CPU per run.
  */
-async function warmUp(s, w, quick, min) {
-  const batches = [];
-  let cpu = 0;
+async function warmUp(s, ws, quick, min) {
+  const batches = Object.fromEntries(ws.map((w) => [w.name, []]));
+  const cpu = Object.fromEntries(ws.map((w) => [w.name, 0]));
   const max = quick ? 20 : 40;
-  for (let b = 0; b < max; b++) {
-    const per = [];
+  let n = 0;
+  for (; n < max; n++) {
+    const per = Object.fromEntries(ws.map((w) => [w.name, []]));
     for (let i = 0; i < 5; i++) {
-      const c = cpuMs();
-      await runOnce(s, w);
-      per.push(cpuMs() - c);
+      for (const w of ws) {
+        const c = cpuMs();
+        await runOnce(s, w);
+        per[w.name].push(cpuMs() - c);
+      }
     }
-    cpu += per.reduce((x, y) => x + y, 0);
-    batches.push(median(per));
-    const n = batches.length;
-    if (n >= min && Math.abs(batches[n - 1] - batches[n - 2]) <= 0.1 * batches[n - 2]) break;
+    let settled = n + 1 >= min;
+    for (const w of ws) {
+      const b = batches[w.name];
+      cpu[w.name] += per[w.name].reduce((x, y) => x + y, 0);
+      b.push(median(per[w.name]));
+      if (b.length < 2 || Math.abs(b[b.length - 1] - b[b.length - 2]) > 0.1 * b[b.length - 2]) settled = false;
+    }
+    if (settled) { n++; break; }
   }
-  return { runs: batches.length * 5, cpu, first: batches[0], last: batches[batches.length - 1] };
+  return Object.fromEntries(ws.map((w) => {
+    const b = batches[w.name];
+    return [w.name, { runs: b.length * 5, cpu: cpu[w.name], first: b[0], last: b[b.length - 1] }];
+  }));
 }
 
 // ---- idle -------------------------------------------------------------------------------------
