@@ -242,7 +242,7 @@ export class Parker {
   private rung(i32: Int32Array, k: number, spin: boolean): boolean {
     this.m.state(MS_SLEEP);
     if (spin) {
-      this.m.views.f64[(this.mw * 4 + MR_SPIN_RUNGS) >>> 3]++; // owner only: stats' parkSpinRungs
+      this.m.views.f64[(this.mw * 4 + MR_SPIN_RUNGS) >>> 3]++; // owner only: stats' spinRungs
       if (k < this.spinLimit) return false;
       Atomics.wait(i32, this.word, 0, 0.001); // pairs with the notify of every writer and wakep's
       return false;
