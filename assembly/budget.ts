@@ -10,7 +10,7 @@ import {
   HIGH_FREE, HIGH_OPEN, HIGH_PERIOD_MS, HIGH_RUNTIME_MS, HIGH_THROTTLED, P_HIGH_PERIOD,
   P_HIGH_STATE, P_HIGH_USED, PRIO_HIGH,
 } from './shared/layout';
-import { pAddr } from './mem';
+import { opCall, pAddr } from './mem';
 
 /**
  * Moves P pp's period forward to the one holding time t, paying HIGH_RUNTIME_MS back from the
@@ -35,6 +35,7 @@ function budgetRoll(pp: usize, t: f64): void {
  */
 export function chargeTime(p: i32, cls: u32, start: f64, end: f64): u32 {
   let pp = pAddr(p);
+  opCall(p);
   budgetRoll(pp, start);
   if (cls == PRIO_HIGH && load<u32>(pp, P_HIGH_STATE) != HIGH_FREE) { // plain: owner only
     let d = end - start;

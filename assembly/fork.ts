@@ -7,6 +7,7 @@ import {
   G_ARG_TAGS, G_ARGC, G_ARGS, G_DEAD, G_FN, G_JOIN, G_PARENT, G_PRIO, G_RUNNABLE, G_RUNNING,
   G_TOKEN_SHIFT, GF_FORK, MR_CURG, MR_TRACE_BUF, P_FORK_INLINE, P_FORK_PUSHES, PARENT_SPAWNER,
   PRIO_MASK, S_NMSPINNING, S_NPIDLE, S_RT_FORK_EPOCH, S_RT_FORK_SLEEPERS, TAG_NUMBER,
+  P_OPS, OP_CALLS, OP_HELPS, OP_PROBES,
 } from './shared/layout';
 import { counterAdd, mAddr, nprocs, pAddr } from './mem';
 import { gAddr, gSetStatus } from './gtable';
@@ -58,6 +59,7 @@ export function forkPush(p: i32, m: i32, g: u32, parent: u32): i32 {
  */
 export function forkNew(p: i32, m: i32, spare: u32, fn: u32, argc: u32,
   x0: f64, x1: f64, x2: f64, x3: f64, x4: f64, x5: f64, x6: f64): i32 {
+  counterAdd(pAddr(p) + (P_OPS + OP_CALLS), 1);
   let g = spare != 0 ? spare : gfGet(p);
   if (g == 0) return 0;
   let gp = gAddr(g);
@@ -97,6 +99,7 @@ export function forkWake(): void {
  * a free G is no orphan. M holding P p only.
  */
 export function forkDone(p: i32, g: u32): void {
+  counterAdd(pAddr(p) + (P_OPS + OP_CALLS), 1);
   let gp = gAddr(g);
   store<u32>(gp, 0, G_PARENT); // plain: nobody else knows g
   store<u32>(gp, 0, G_JOIN); // plain: as above
@@ -110,6 +113,7 @@ export function forkDone(p: i32, g: u32): void {
  */
 export function forkPop(p: i32, m: i32): u32 {
   let pp = pAddr(p);
+  counterAdd(pp + (P_OPS + OP_CALLS), 1);
   let g = forkqPop(pp);
   if (g == 0) return 0;
   gSetStatus(g, G_RUNNABLE, G_RUNNING);
@@ -133,22 +137,29 @@ export function forkHelp(p: i32, m: i32, victim: i32, anywhere: i32): u32 {
   let pp = pAddr(p);
   let mp = mAddr(m);
   let n = nprocs();
+  counterAdd(pp + (P_OPS + OP_CALLS), 1);
+  counterAdd(pp + (P_OPS + OP_HELPS), 1);
   let g: u32 = 0;
   let stolen = false;
-  if (victim >= 0 && victim < n && victim != p && forkLen(victim) != 0) {
-    g = forkSteal(p, victim);
-    stolen = g != 0;
+  if (victim >= 0 && victim < n && victim != p) {
+    counterAdd(pp + (P_OPS + OP_PROBES), 1);
+    if (forkLen(victim) != 0) {
+      g = forkSteal(p, victim);
+      stolen = g != 0;
+    }
   }
   if (anywhere == 0 && g == 0) return 0;
   if (g == 0) g = runqGetNext(pp);
   if (g == 0) g = runqGetRing(pp);
-  for (let k = 1; g == 0 && k < n; k++) {
+  let k = 1;
+  for (; g == 0 && k < n; k++) {
     let v = (p + k) % n;
     if (forkLen(v) != 0) {
       g = forkSteal(p, v);
       stolen = g != 0;
     }
   }
+  counterAdd(pp + (P_OPS + OP_PROBES), <f64>(k - 1));
   if (g == 0) return 0;
   let ring = load<u32>(mp, MR_TRACE_BUF); // plain: set before the M started; 0 when tracing is off
   if (stolen && ring != 0) traceSteal(mp, ring, p, pp); // before execute writes the stolen G's start

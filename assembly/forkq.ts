@@ -12,9 +12,9 @@
 
 import {
   FORKQ_MASK, FORKQ_SIZE, P_COUNTERS, P_FORKQ, P_FORKQ_BOTTOM, P_FORKQ_TOP, PC_STEAL_OPS,
-  PC_STOLEN, P_STEAL_FROM_OPS, P_STEAL_N, P_STEAL_VICTIM, P_STOLEN_FROM,
+  PC_STOLEN, P_STEAL_FROM_OPS, P_STEAL_N, P_STEAL_VICTIM, P_STOLEN_FROM, P_OPS, OP_STEAL_TRIES,
 } from './shared/layout';
-import { counterAdd, pAddr } from './mem';
+import { casCount, counterAdd, pAddr } from './mem';
 
 /** Address of the fork deque slot for counter value i in P block pp (use with the P_FORKQ immediate). Any thread. */
 @inline function slot(pp: usize, i: u32): usize {
@@ -47,20 +47,21 @@ export function forkqPop(pp: usize): u32 {
   if (d > 0) return g; // more than one: thieves stop at top < bottom
   // The last G: the thief whose top CAS lands first has it.
   let won = atomic.cmpxchg<u32>(pp, t, t + 1, P_FORKQ_TOP) == t; // pairs with the top CAS in forkqSteal
+  casCount(pp, won);
   atomic.store<u32>(pp, t + 1, P_FORKQ_BOTTOM); // empty now: pairs with the bottom load in forkqSteal
   return won ? g : 0;
 }
 
 /** Takes the oldest G of P block vp's fork deque, or 0 (empty, or another taker's CAS came
- *  first). Any thread. */
-export function forkqSteal(vp: usize): u32 {
+ *  first); the CAS is counted on P block pp, the taker's. The owner of pp. */
+export function forkqSteal(vp: usize, pp: usize): u32 {
   let t = atomic.load<u32>(vp, P_FORKQ_TOP); // pairs with the top CAS of other takers
   let b = atomic.load<u32>(vp, P_FORKQ_BOTTOM); // acquire: pairs with the bottom store in forkqPush/forkqPop
   if (<i32>(b - t) <= 0) return 0;
   // plain: published by the bottom store; the owner cannot rewrite slot t while top == t
   // (forkqPush refuses when bottom - top == FORKQ_SIZE), and the CAS checks top did not move
   let g = load<u32>(slot(vp, t), P_FORKQ);
-  if (atomic.cmpxchg<u32>(vp, t, t + 1, P_FORKQ_TOP) != t) return 0; // pairs with the top CAS of other takers
+  if (!casCount(pp, atomic.cmpxchg<u32>(vp, t, t + 1, P_FORKQ_TOP) == t)) return 0; // pairs with the top CAS of other takers
   return g;
 }
 
@@ -79,9 +80,10 @@ export function forkLen(p: i32): u32 {
  */
 export function forkSteal(p: i32, victim: i32): u32 {
   let vp = pAddr(victim);
-  let g = forkqSteal(vp);
-  if (g == 0) return 0;
   let pp = pAddr(p);
+  counterAdd(pp + (P_OPS + OP_STEAL_TRIES), 1);
+  let g = forkqSteal(vp, pp);
+  if (g == 0) return 0;
   counterAdd(pp + (P_COUNTERS + PC_STEAL_OPS), 1);
   counterAdd(pp + (P_COUNTERS + PC_STOLEN), 1);
   atomic.add<u32>(vp, 1, P_STOLEN_FROM); // thief-written counter: pairs with the other thieves' adds

@@ -6,9 +6,20 @@
 // changed atomically, because spinning Ms and submitters read it without the lock.
 
 import {
-  NONE, M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE,
+  NONE, M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE, S_RT_NPDEAD, S_RT_NPNOM, S_RT_NPRESERVE,
 } from './shared/layout';
-import { mAddr, pAddr } from './mem';
+import { mAddr, nprocs, pAddr } from './mem';
+
+/**
+ * Ps held by an M now: every P but the idle ones, the spares in the reserve, those without an M
+ * and those out of service (Go's gomaxprocs - npidle: each of the others is off every queue a
+ * thief visits). Go's spin limit counts these. Any thread; a snapshot.
+ */
+export function npBusy(): i32 {
+  let n = nprocs() - atomic.load<i32>(S_NPIDLE) - atomic.load<i32>(S_RT_NPRESERVE) // pairs with the lists' stores under sched.lock
+    - atomic.load<i32>(S_RT_NPNOM) - atomic.load<i32>(S_RT_NPDEAD); // the same
+  return n > 0 ? n : 0;
+}
 
 /** Pushes P p on the idle-P list and counts it in npidle. Holds sched.lock. */
 export function pidlePut(p: i32): void {

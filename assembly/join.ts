@@ -14,6 +14,7 @@ import {
 import { gAddr, gSetStatus } from './gtable';
 import { gfPut } from './gfree';
 import { ready } from './sched';
+import { opCall } from './mem';
 
 /**
  * Links child c to join continuation g as its slot i: stores G_PARENT = g and G_INDEX = i, then
@@ -66,6 +67,7 @@ export function finishLinked(p: i32, g: u32, pg: u32): i32 {
  * result and publishes it, joinword.ts joinFinish). The M that ran g, holding P p.
  */
 export function finishSlot(p: i32, g: u32, from: u32, tag: u32, x: f64): i32 {
+  if (p >= 0) opCall(p);
   let gp = gAddr(g);
   if ((atomic.load<u32>(gp, G_JOIN) & JOIN_PARENT) == 0) return 0; // pairs with joinLink's CAS
   // plain: stored by the joiner before its CAS set JOIN_PARENT, which the load above saw
@@ -100,6 +102,7 @@ export function finishSlot(p: i32, g: u32, from: u32, tag: u32, x: f64): i32 {
  * joining M, holding P p (p < 0: the P-less forms).
  */
 export function joinTasks(p: i32, g: u32, fn: u32, n: u32, c0: u32, c1: u32, c2: u32, c3: u32): i32 {
+  if (p >= 0) opCall(p);
   let gp = gAddr(g);
   // plain: g is the joiner's until the first link publishes these (joinLink's CAS)
   store<u32>(gp, fn, G_FN);

@@ -9,7 +9,7 @@
 // Nothing here keeps state: every word lives at a layout address in the one shared memory.
 
 import {
-  HEADER, H_FLAGS, H_MBASE, H_NPROCS, M_SIZE, PS, P_SIZE,
+  HEADER, H_FLAGS, H_MBASE, H_NPROCS, M_SIZE, OP_CALLS, OP_CAS, OP_CAS_FAILS, PS, P_OPS, P_SIZE, S_NMSPINNING_MAX,
 } from './shared/layout';
 
 /** Byte address of P p's block. Any thread. */
@@ -41,4 +41,27 @@ import {
  */
 @inline export function counterAdd(addr: usize, by: f64): void {
   store<f64>(addr, load<f64>(addr) + by);
+}
+
+/**
+ * Counts one compare-and-swap on a queue word by the owner of P block pp, and its failure
+ * (OP_CAS, OP_CAS_FAILS: DESIGN.md "Scaling"). Returns `ok`. The owner of pp only.
+ */
+@inline export function casCount(pp: usize, ok: bool): bool {
+  counterAdd(pp + (P_OPS + OP_CAS), 1);
+  if (!ok) counterAdd(pp + (P_OPS + OP_CAS_FAILS), 1);
+  return ok;
+}
+
+/** Counts one core call by the M holding P p (OP_CALLS: DESIGN.md "Scaling"). The owner of p only. */
+@inline export function opCall(p: i32): void {
+  counterAdd(pAddr(p) + (P_OPS + OP_CALLS), 1);
+}
+
+/**
+ * Raises the nmspinning gauge (S_NMSPINNING_MAX) to n, the count just after an increment. Plain
+ * load and store: two racing raises may leave it one low, which a gauge tolerates. Any thread.
+ */
+@inline export function spinningSeen(n: i32): void {
+  if (<u32>n > load<u32>(S_NMSPINNING_MAX)) store<u32>(S_NMSPINNING_MAX, <u32>n); // plain: a gauge (see above)
 }

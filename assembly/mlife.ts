@@ -16,7 +16,7 @@ import {
   NONE, M_NEXTP, M_SPINNING, PC_WAKEUPS, P_COUNTERS, P_LINK, P_M, S_NMIDLE, S_NMSPINNING, S_NPIDLE,
   S_RT_NMLIVE, S_RT_NPNOM, S_RT_PNOM,
 } from './shared/layout';
-import { counterAdd, mAddr, nprocs, pAddr } from './mem';
+import { counterAdd, mAddr, nprocs, pAddr, spinningSeen } from './mem';
 import { schedLock, schedUnlock } from './lock';
 import { mPutLocked, mRemove, pidleGet, pidleRemove } from './idle';
 
@@ -72,7 +72,7 @@ export function mStart(m: i32): i32 {
   let pp = pAddr(p);
   atomic.store<u32>(mp, <u32>p + 1, M_NEXTP); // pairs with the load in acquireP
   atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in findRunnable/stopM
-  atomic.add<i32>(S_NMSPINNING, 1); // pairs with the nmspinning load/CAS in wakep
+  spinningSeen(atomic.add<i32>(S_NMSPINNING, 1) + 1); // pairs with the nmspinning load/CAS in wakep
   atomic.store<u32>(pp, <u32>m + 1, P_M); // pairs with the runtime's loads
   counterAdd(pp + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: pp has no owner yet
   schedUnlock();

@@ -11,7 +11,7 @@
 // no M runs it or by its own M, so no G is stranded on it.
 
 import { NONE, P_LINK, S_NMIDLE, S_NPIDLE, S_RT_NPDEAD, S_RT_PDEAD, S_RT_SHRINK } from './shared/layout';
-import { pAddr } from './mem';
+import { opCall, pAddr } from './mem';
 import { schedLock, schedUnlock } from './lock';
 import { pidlePut, pidleRemove } from './idle';
 import { pnomGet, pnomPut } from './mlife';
@@ -81,6 +81,7 @@ export function procresize(target: i32, total: i32): i32 {
  * between two Gs, after it saw S_RT_SHRINK above 0.
  */
 export function pStop(p: i32, m: i32): i32 {
+  opCall(p);
   schedLock();
   let k = atomic.load<i32>(S_RT_SHRINK); // pairs with procresize's stores (under sched.lock here too)
   if (k <= 0) {

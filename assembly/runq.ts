@@ -13,9 +13,9 @@
 import {
   PC_OVERFLOWS, PC_STEAL_OPS, PC_STOLEN, P_COUNTERS, P_HEAD, P_RUNNEXT, P_RUNNING, P_RUNQ,
   P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, P_TAIL, RUNQ_HALF, RUNQ_MASK, RUNQ_SIZE,
-  G_SCHEDLINK, P_STEAL_VICTIM, P_STEAL_N, P_M, MR_TRACE_BUF,
+  G_SCHEDLINK, P_STEAL_VICTIM, P_STEAL_N, P_M, MR_TRACE_BUF, P_OPS, OP_STEAL_TRIES,
 } from './shared/layout';
-import { counterAdd, mAddr, pAddr } from './mem';
+import { casCount, counterAdd, mAddr, pAddr } from './mem';
 import { traceOverflow } from './trace';
 import { gAddr } from './gtable';
 import { globrunqPutBatch } from './globrunq';
@@ -40,7 +40,7 @@ export function runqPut(p: i32, g: u32, next: i32): void {
     let old: u32;
     do {
       old = atomic.load<u32>(pp, P_RUNNEXT); // pairs with the runnext CAS in runqGet/runqGrab
-    } while (atomic.cmpxchg<u32>(pp, old, g, P_RUNNEXT) != old); // pairs with the runnext CAS in runqGet/runqGrab
+    } while (!casCount(pp, atomic.cmpxchg<u32>(pp, old, g, P_RUNNEXT) == old)); // pairs with the runnext CAS in runqGet/runqGrab
     if (old == 0) return;
     g = old; // kick the old runnext to the tail of the ring
   }
@@ -67,7 +67,7 @@ export function runqPutSlow(p: i32, g: u32, h: u32, t: u32): bool {
     beginAbort();
     throw new Error('runqPutSlow: queue is not full p=' + p.toString() + ' h=' + h.toString() + ' t=' + t.toString());
   }
-  if (atomic.cmpxchg<u32>(pp, h, h + RUNQ_HALF, P_HEAD) != h) { // claim: pairs with the head CAS in runqGet/runqGrab
+  if (!casCount(pp, atomic.cmpxchg<u32>(pp, h, h + RUNQ_HALF, P_HEAD) == h)) { // claim: pairs with the head CAS in runqGet/runqGrab
     return false;
   }
   // The claimed slots still hold their ids: only this thread (the owner) writes ring slots.
@@ -94,7 +94,7 @@ export function runqPutSlow(p: i32, g: u32, h: u32, t: u32): bool {
 /** Takes P pp's runnext G; 0 when empty or a thief took it first (no retry). Owner P only. */
 @inline export function runqGetNext(pp: usize): u32 {
   let next = atomic.load<u32>(pp, P_RUNNEXT); // pairs with the runnext CAS in runqPut/runqGrab
-  if (next != 0 && atomic.cmpxchg<u32>(pp, next, 0, P_RUNNEXT) == next) { // pairs with the runnext CAS in runqGrab
+  if (next != 0 && casCount(pp, atomic.cmpxchg<u32>(pp, next, 0, P_RUNNEXT) == next)) { // pairs with the runnext CAS in runqGrab
     return next;
   }
   return 0;
@@ -107,7 +107,7 @@ export function runqGetRing(pp: usize): u32 {
     let t = load<u32>(pp, P_TAIL); // plain: only the owner writes tail
     if (t == h) return 0;
     let g = load<u32>(slot(pp, h), P_RUNQ); // plain: owner's own ring
-    if (atomic.cmpxchg<u32>(pp, h, h + 1, P_HEAD) == h) return g; // claim: pairs with the head CAS in runqGrab
+    if (casCount(pp, atomic.cmpxchg<u32>(pp, h, h + 1, P_HEAD) == h)) return g; // claim: pairs with the head CAS in runqGrab
   }
 }
 
@@ -136,7 +136,7 @@ function runqGrab(pp: usize, vp: usize, stealRunNext: bool): u32 {
         if (next != 0) {
           // The victim probably just readied this G and is about to run it: let it.
           if (atomic.load<u32>(vp, P_STATUS) == P_RUNNING) backoff(RUNNEXT_BACKOFF_NS); // pairs with the status stores in acquireP/stopM
-          if (atomic.cmpxchg<u32>(vp, next, 0, P_RUNNEXT) != next) continue; // pairs with the runnext CAS in runqPut/runqGet
+          if (!casCount(pp, atomic.cmpxchg<u32>(vp, next, 0, P_RUNNEXT) == next)) continue; // pairs with the runnext CAS in runqPut/runqGet
           store<u32>(slot(pp, tt), next, P_RUNQ); // plain: published by runqSteal's tail store
           return 1;
         }
@@ -148,7 +148,7 @@ function runqGrab(pp: usize, vp: usize, stealRunNext: bool): u32 {
       let g = load<u32>(slot(vp, h + i), P_RUNQ); // plain: a racing rewrite fails the CAS below
       store<u32>(slot(pp, tt + i), g, P_RUNQ); // plain: published by runqSteal's tail store
     }
-    if (atomic.cmpxchg<u32>(vp, h, h + n, P_HEAD) == h) return n; // claim: pairs with the head CAS in runqGet/runqPutSlow
+    if (casCount(pp, atomic.cmpxchg<u32>(vp, h, h + n, P_HEAD) == h)) return n; // claim: pairs with the head CAS in runqGet/runqPutSlow
   }
 }
 
@@ -160,6 +160,7 @@ function runqGrab(pp: usize, vp: usize, stealRunNext: bool): u32 {
 export function runqSteal(p: i32, victim: i32, stealRunNext: i32): u32 {
   let pp = pAddr(p);
   let vp = pAddr(victim);
+  counterAdd(pp + (P_OPS + OP_STEAL_TRIES), 1);
   let t = load<u32>(pp, P_TAIL); // plain: only the owner writes tail
   let n = runqGrab(pp, vp, stealRunNext != 0);
   if (n == 0) return 0;

@@ -12,9 +12,10 @@ import {
   PC_STEAL_MISSES, PC_WAKEUPS, PC_HIGH_THROTTLES, P_COUNTERS, P_IDLE, P_M, P_RUNNEXT, P_RUNNING, P_SCHEDTICK, P_STATUS,
   S_MIDLE, S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_HEAD, S_RUNQ_SIZE, GLOBAL_CHECK_TICKS,
   LOW_CHECK_TICKS, MR_TRACE_BUF, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL, STOP_RETRY, STOP_SLEEP,
+  P_OPS, OP_CALLS, OP_PROBES, OP_RETRIES, P_PARK_PROBES,
 } from './shared/layout';
 import { traceSpawn, traceStart, traceSteal } from './trace';
-import { counterAdd, flags, mAddr, nprocs, pAddr } from './mem';
+import { counterAdd, flags, mAddr, nprocs, pAddr, spinningSeen } from './mem';
 import { schedLock, schedUnlock } from './lock';
 import { gAddr, gSetStatus } from './gtable';
 import { globrunqGetBatch, globrunqPut } from './globrunq';
@@ -22,7 +23,7 @@ import { globrunqGet, runqPutBatchTail } from './globrunqget';
 import { runqEmpty, runqGetNext, runqGetRing, runqLen, runqPut } from './runq';
 import { stealThreshold, stealWork } from './steal';
 import { classqGet, classqPopLocked, classqPut, classqSize } from './classq';
-import { mGet, mPutLocked, mRemove, pidleGet, pidlePut } from './idle';
+import { mGet, mPutLocked, mRemove, npBusy, pidleGet, pidlePut } from './idle';
 import { beginAbort } from './abort';
 import { budgetFree, budgetOpen, budgetSpent } from './budget';
 import { forkLen, forkqPop } from './forkq';
@@ -30,21 +31,21 @@ import { forkLen, forkqPop } from './forkq';
 /** M mp starts spinning (Go's becomeSpinning). M mp holding P pp only. */
 function becomeSpinning(pp: usize, mp: usize): void {
   atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in stopM/findRunnable
-  atomic.add<i32>(S_NMSPINNING, 1); // pairs with the nmspinning load/CAS in wakep
+  spinningSeen(atomic.add<i32>(S_NMSPINNING, 1) + 1); // pairs with the nmspinning load/CAS in wakep
   atomic.store<u32>(S_NEEDSPINNING, 0); // pairs with the needspinning store in wakep
   counterAdd(pp + (P_COUNTERS + PC_SPINS), 1);
 }
 
 /**
- * M mp stops spinning because it found work (Go's resetspinning): the last spinner to find
- * work starts the next one, if there is more work in sight (Go wakes one regardless; a task that
- * arrives later wakes one itself, since nmspinning is 0 from here: DESIGN.md "Spin, then park").
- * M mp only.
+ * M mp, holding P block pp, stops spinning because it found work (Go's resetspinning): the last
+ * spinner to find work starts the next one, if there is more work in sight (Go wakes one
+ * regardless; a task that arrives later wakes one itself, since nmspinning is 0 from here:
+ * DESIGN.md "Spin, then park"). M mp only.
  */
-function resetSpinning(mp: usize): void {
+function resetSpinning(pp: usize, mp: usize): void {
   atomic.store<u32>(mp, 0, M_SPINNING); // pairs with the spinning loads in stopM/findRunnable
   atomic.sub<i32>(S_NMSPINNING, 1); // StoreLoad: pairs with the nmspinning load/CAS in wakep
-  if (workAnywhere()) wakep();
+  if (workAnywhere(pp, true)) wakep();
 }
 
 /**
@@ -60,7 +61,7 @@ export function execute(pp: usize, p: i32, mp: usize, g: u32, newSlice: bool): v
   counterAdd(pp + (P_COUNTERS + PC_EXECUTED), 1);
   let ring = load<u32>(mp, MR_TRACE_BUF); // plain: set before the M started; 0 when tracing is off
   if (ring != 0) traceStart(mp, ring, p, g);
-  if (atomic.load<u32>(mp, M_SPINNING) != 0) resetSpinning(mp); // pairs with the store in wakep/stopM
+  if (atomic.load<u32>(mp, M_SPINNING) != 0) resetSpinning(pp, mp); // pairs with the store in wakep/stopM
 }
 
 /**
@@ -74,6 +75,7 @@ export function execute(pp: usize, p: i32, mp: usize, g: u32, newSlice: bool): v
 export function findRunnable(p: i32, m: i32): u32 {
   let pp = pAddr(p);
   let mp = mAddr(m);
+  counterAdd(pp + (P_OPS + OP_CALLS), 1);
   let g: u32 = 0;
   let newSlice = true;
   let throttled = false;
@@ -117,8 +119,9 @@ export function findRunnable(p: i32, m: i32): u32 {
   }
   if (g == 0) {
     let spinning = atomic.load<u32>(mp, M_SPINNING) != 0; // pairs with the store in wakep/stopM
-    let busy = nprocs() - atomic.load<i32>(S_NPIDLE); // pairs with the npidle RMWs in idle.ts
-    if (spinning || 2 * atomic.load<i32>(S_NMSPINNING) < busy) { // spin limit; pairs with the nmspinning RMWs
+    // Go's spin limit: at most half as many spinners as Ps held by an M (not idle, reserved,
+    // without an M or out of service: none of those has a queue to steal from).
+    if (spinning || 2 * atomic.load<i32>(S_NMSPINNING) < npBusy()) { // pairs with the nmspinning RMWs
       if (!spinning) becomeSpinning(pp, mp);
       g = stealWork(p); // rings hold normal Gs only
       if (g == 0) counterAdd(pp + (P_COUNTERS + PC_STEAL_MISSES), 1);
@@ -148,24 +151,27 @@ export function findRunnable(p: i32, m: i32): u32 {
  * Whether any queue has work an M without a P should come back for: the global queue, a class
  * queue, or a non-idle P with work a spinner would steal (stealWork's last pass: ring and
  * runnext, at least the steal threshold; any fork deque G). Less is its owner's to run: coming back for it would
- * loop findRunnable -> stopM -> Retry for as long as the owner runs its current G. Any thread.
+ * loop findRunnable -> stopM -> Retry for as long as the owner runs its current G. The Ps it
+ * looked at are counted on P block pp: as its owner's OP_PROBES (`owner`), else in
+ * P_PARK_PROBES (stopM's recheck: pp was just given up). Any thread.
  */
-function workAnywhere(): bool {
+function workAnywhere(pp: usize, owner: bool): bool {
   if (atomic.load<u32>(S_RUNQ_SIZE) > 0) return true; // pairs with the size stores under sched.lock
   if (classqSize(PRIO_HIGH) > 0 || classqSize(PRIO_LOW) > 0) return true;
   let n = nprocs();
   let thr = stealThreshold();
-  for (let v = 0; v < n; v++) {
-    let pp = pAddr(v);
-    if (atomic.load<u32>(pp, P_STATUS) == P_IDLE) continue; // pairs with the status stores in acquireP/stopM
-    if (forkLen(v) != 0) return true; // a fork is stolen whatever the threshold
-    if (thr <= 1) {
-      if (!runqEmpty(v)) return true;
-    } else if (runqLen(v) + (atomic.load<u32>(pp, P_RUNNEXT) != 0 ? 1 : 0) >= thr) { // pairs with the runnext exchange/CAS
-      return true;
-    }
+  let found = false;
+  let v = 0;
+  for (; v < n && !found; v++) {
+    let vp = pAddr(v);
+    if (atomic.load<u32>(vp, P_STATUS) == P_IDLE) continue; // pairs with the status stores in acquireP/stopM
+    if (forkLen(v) != 0) found = true; // a fork is stolen whatever the threshold
+    else if (thr <= 1) found = !runqEmpty(v);
+    else found = runqLen(v) + (atomic.load<u32>(vp, P_RUNNEXT) != 0 ? 1 : 0) >= thr; // pairs with the runnext exchange/CAS
   }
-  return false;
+  if (owner) counterAdd(pp + (P_OPS + OP_PROBES), <f64>v);
+  else atomic.add<u32>(pp, <u32>v, P_PARK_PROBES); // pp has no owner now: pairs with the stats' load
+  return found;
 }
 
 /**
@@ -177,6 +183,7 @@ function workAnywhere(): bool {
 export function stopM(p: i32, m: i32): i32 {
   let pp = pAddr(p);
   let mp = mAddr(m);
+  counterAdd(pp + (P_OPS + OP_CALLS), 1);
   schedLock();
   if (atomic.load<u32>(S_RUNQ_SIZE) > 0) { // pairs with the size stores under sched.lock
     let g = load<u32>(S_RUNQ_HEAD); // plain: sched.lock held
@@ -215,7 +222,7 @@ export function stopM(p: i32, m: i32): i32 {
   schedUnlock();
   if (spinning) {
     atomic.sub<i32>(S_NMSPINNING, 1); // StoreLoad point: pairs with the nmspinning load/CAS in wakep
-    if (workAnywhere()) {
+    if (workAnywhere(pp, false)) {
       schedLock();
       // wakep (M_NEXTP set) or mTake (reserved by the runtime) may have taken m off the idle
       // list since the unlock: then m is theirs, and only an m still on the list retries.
@@ -223,8 +230,9 @@ export function stopM(p: i32, m: i32): i32 {
         let p2 = pidleGet();
         atomic.store<u32>(mp, <u32>p2 + 1, M_NEXTP); // pairs with the load in acquireP
         atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in findRunnable
-        atomic.add<i32>(S_NMSPINNING, 1); // pairs with the nmspinning load/CAS in wakep
+        spinningSeen(atomic.add<i32>(S_NMSPINNING, 1) + 1); // pairs with the nmspinning load/CAS in wakep
         counterAdd(pAddr(p2) + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: p2 has no owner yet
+        counterAdd(pAddr(p2) + (P_OPS + OP_RETRIES), 1); // as above
         schedUnlock();
         return STOP_RETRY;
       }
@@ -241,6 +249,7 @@ export function stopM(p: i32, m: i32): i32 {
 export function wakep(): void {
   if (atomic.load<i32>(S_NMSPINNING) != 0) return; // pairs with the nmspinning RMWs
   if (atomic.cmpxchg<i32>(S_NMSPINNING, 0, 1) != 0) return; // pairs with the nmspinning RMWs
+  spinningSeen(1);
   schedLock();
   let p = load<u32>(S_MIDLE) != 0 ? pidleGet() : NONE; // plain: sched.lock held
   if (p < 0) {
@@ -278,6 +287,7 @@ export function acquireP(m: i32): i32 {
   atomic.store<u32>(pp, P_RUNNING, P_STATUS); // pairs with status loads in stealWork/workAnywhere
   atomic.store<u32>(pp, <u32>m + 1, P_M); // pairs with the runtime's loads
   budgetOpen(pp); // m has not been timing p's Gs (DESIGN.md "High work's budget")
+  counterAdd(pp + (P_OPS + OP_CALLS), 1); // p is m's from here
   return p;
 }
 

@@ -7,6 +7,7 @@ import { G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_PARENT, G_PRIO, PARENT_SPAWNER, TAG
 import { gAddr } from './gtable';
 import { gfGet } from './gfree';
 import { newproc } from './sched';
+import { opCall } from './mem';
 
 /** TAG_NUMBER in each of a G's eight argument tag bytes (G_ARG_TAGS). */
 const NUMBER_TAGS: u64 = <u64>TAG_NUMBER * 0x0101010101010101;
@@ -21,6 +22,7 @@ const NUMBER_TAGS: u64 = <u64>TAG_NUMBER * 0x0101010101010101;
  */
 export function spawnNew(p: i32, m: i32, fn: u32, argc: u32, x0: f64, x1: f64, x2: f64, x3: f64, x4: f64, x5: f64,
   x6: f64, prio: u32, parent: u32): u32 {
+  opCall(p);
   let g = gfGet(p);
   if (g == 0) return 0;
   let gp = gAddr(g);

@@ -8,9 +8,10 @@
 import {
   COPRIMES, FLAG_ORDER_MASK, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT, HEADER, H_NCOPRIMES,
   H_STEAL_THRESHOLD, ORDER_ROUND_ROBIN, P_HINT, P_IDLE, P_RAND, P_RUNNEXT, P_STATUS,
-  STEAL_TRIES, S_NMSPINNING, S_NPIDLE,
+  STEAL_TRIES, S_NMSPINNING, S_NPIDLE, P_OPS, OP_PROBES,
 } from './shared/layout';
-import { flags, nprocs, pAddr } from './mem';
+import { counterAdd, flags, nprocs, pAddr } from './mem';
+import { npBusy } from './idle';
 import { runqLen, runqSteal } from './runq';
 import { forkLen, forkSteal } from './forkq';
 
@@ -78,7 +79,7 @@ export function stealThreshold(): u32 {
   if ((flags() & FLAG_THRESHOLD_LOAD) == 0) return floor;
   let n = nprocs();
   let npidle = atomic.load<i32>(S_NPIDLE); // pairs with the npidle adds in pidlePut/pidleGet
-  let busy = n - npidle;
+  let busy = npBusy();
   let total: u32 = 0;
   for (let v = 0; v < n; v++) {
     if (atomic.load<u32>(pAddr(v), P_STATUS) != P_IDLE) total += runqLen(v); // pairs with the status stores in acquireP/stopM
@@ -94,7 +95,7 @@ export function stealThreshold(): u32 {
  * Go's stealWork: STEAL_TRIES passes over the other Ps in the configured victim order, taking
  * half the ring of the first whose load reaches the threshold, else the oldest G of its fork
  * deque; the last pass also counts and steals runnext. With FLAG_VICTIM_HINT, pass 0 first tries the victim of p's last successful
- * steal. Returns the G to run, or 0. Owner P only.
+ * steal. Returns the G to run, or 0. Each victim looked at is a probe (OP_PROBES). Owner P only.
  */
 export function stealWork(p: i32): u32 {
   let pp = pAddr(p);
@@ -102,15 +103,20 @@ export function stealWork(p: i32): u32 {
   let f = flags();
   let thr = stealThreshold();
   let roundRobin = (f & FLAG_ORDER_MASK) == ORDER_ROUND_ROBIN;
-  for (let i = 0; i < STEAL_TRIES; i++) {
+  let probes: u32 = 0;
+  let g: u32 = 0;
+  for (let i = 0; i < STEAL_TRIES && g == 0; i++) {
     let last = i == STEAL_TRIES - 1;
     if (i == 0 && (f & FLAG_VICTIM_HINT) != 0) {
       let hint = load<u32>(pp, P_HINT); // plain: owner only
       if (hint != 0) {
         let v = <i32>hint - 1;
-        if (v != p && runqLen(v) >= thr) {
-          let g = runqSteal(p, v, 0);
-          if (g != 0) return g;
+        if (v != p) {
+          probes++;
+          if (runqLen(v) >= thr) {
+            g = runqSteal(p, v, 0);
+            if (g != 0) break;
+          }
         }
         store<u32>(pp, 0, P_HINT); // plain: owner only
       }
@@ -129,24 +135,26 @@ export function stealWork(p: i32): u32 {
       let v = <i32>pos;
       pos = (pos + stride) % n;
       if (v == p) continue;
+      probes++;
       let vp = pAddr(v);
       if (atomic.load<u32>(vp, P_STATUS) == P_IDLE) continue; // pairs with the status stores in acquireP/stopM
       let size = runqLen(v);
       if (last && atomic.load<u32>(vp, P_RUNNEXT) != 0) size++; // pairs with the runnext CAS in runqPut/runqGet
       if (size >= thr) {
-        let g = runqSteal(p, v, <i32>last);
+        g = runqSteal(p, v, <i32>last);
         if (g != 0) {
           store<u32>(pp, <u32>v + 1, P_HINT); // plain: owner only
-          return g;
+          break;
         }
       }
       // The victim's fork deque, one G (its oldest fork: the biggest piece of a divide and
       // conquer), whatever the threshold (DESIGN.md "Fork-join").
       if (forkLen(v) != 0) {
-        let g = forkSteal(p, v);
-        if (g != 0) return g;
+        g = forkSteal(p, v);
+        if (g != 0) break;
       }
     }
   }
-  return 0;
+  counterAdd(pp + (P_OPS + OP_PROBES), <f64>probes);
+  return g;
 }

@@ -16,7 +16,7 @@ import {
   NONE, G_SCHEDLINK, M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_PARKS, PC_WAKEUPS, P_COUNTERS, P_IDLE, P_LINK,
   P_M, P_STATUS, S_NMSPINNING, S_NPIDLE, S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
 } from './shared/layout';
-import { counterAdd, mAddr, nprocs, pAddr } from './mem';
+import { counterAdd, mAddr, nprocs, opCall, pAddr, spinningSeen } from './mem';
 import { schedLock, schedUnlock } from './lock';
 import { mGet, mPutLocked, pidleGet, pidleRemove } from './idle';
 import { gAddr } from './gtable';
@@ -79,7 +79,7 @@ export function handoff(): i32 {
   let mp = mAddr(m);
   atomic.store<u32>(mp, <u32>p + 1, M_NEXTP); // pairs with the load in acquireP
   atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in findRunnable/stopM
-  atomic.add<i32>(S_NMSPINNING, 1); // pairs with the nmspinning load/CAS in wakep
+  spinningSeen(atomic.add<i32>(S_NMSPINNING, 1) + 1); // pairs with the nmspinning load/CAS in wakep
   atomic.store<u32>(pp, <u32>m + 1, P_M); // pairs with the runtime's loads
   counterAdd(pp + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: pp has no owner yet
   store<u32>(S_RT_HANDOFFS, load<u32>(S_RT_HANDOFFS) + 1); // plain: sched.lock held
@@ -97,6 +97,7 @@ export function handoff(): i32 {
  * p only, between two Gs.
  */
 export function pGiveBack(p: i32, m: i32): i32 {
+  opCall(p);
   return pRelease(p, m, S_RT_PRESERVE, S_RT_NPRESERVE, S_RT_RETIRES);
 }
 

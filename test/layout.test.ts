@@ -14,7 +14,7 @@ const PINNED: Record<string, number> = {
   LINE: 128,
   PAGE: 65536,
   MAGIC: 0x4b525753,
-  LAYOUT_VERSION: 3,
+  LAYOUT_VERSION: 4,
   LAYOUT_BASE: 65536,
 
   RUNQ_SIZE: 256,
@@ -112,6 +112,7 @@ const PINNED: Record<string, number> = {
   SC_HIGH_PUT: 56,
   SC_LOW_PUT: 64,
   SC_COUNT: 9,
+  S_NMSPINNING_MAX: 66304,
   S_DUMMY: 66432,
   S_RT: 66560,
   S_RT_STOP: 66560,
@@ -130,6 +131,7 @@ const PINNED: Record<string, number> = {
   S_RT_PDEAD: 66612,
   S_RT_NPDEAD: 66616,
   S_RT_SHRINK: 66620,
+  S_RT_NPARKSPIN: 66624,
   CANCEL_TOKENS: 65536,
 
   COPRIMES: 66688,
@@ -156,6 +158,7 @@ const PINNED: Record<string, number> = {
   P_RUNNEXT: 256,
   P_STOLEN_FROM: 384,
   P_STEAL_FROM_OPS: 388,
+  P_PARK_PROBES: 392,
   P_COUNTERS: 512,
   PC_SPAWNED: 0,
   PC_EXECUTED: 8,
@@ -177,6 +180,15 @@ const PINNED: Record<string, number> = {
   P_HIGH_PERIOD: 640,
   P_HIGH_USED: 648,
   P_HIGH_STATE: 656,
+  P_OPS: 664,
+  OP_CALLS: 0,
+  OP_PROBES: 8,
+  OP_STEAL_TRIES: 16,
+  OP_CAS: 24,
+  OP_CAS_FAILS: 32,
+  OP_RETRIES: 40,
+  OP_HELPS: 48,
+  OP_COUNT: 7,
   P_RUNQ: 768,
   FORKQ_SIZE: 256,
   FORKQ_MASK: 255,
@@ -209,6 +221,9 @@ const PINNED: Record<string, number> = {
   MR_T0: 328,
   MR_STATE: 336,
   MR_TRACE_NEXT: 340,
+  MR_PARKSPIN: 344,
+  MR_SPIN_RUNGS: 352,
+  MR_FORK_SLEEPS: 360,
   M_SIZE: 384,
   MS_NONE: 0,
   MS_SCHEDULE: 1,
@@ -307,6 +322,8 @@ const G_FIELDS: Array<[string, number, number, boolean]> = [
 /** Every PC_* counter offset, and every SC_* one. */
 const PC_NAMES = Object.keys(PINNED).filter((k) => k.startsWith('PC_') && k !== 'PC_COUNT');
 const SC_NAMES = Object.keys(PINNED).filter((k) => k.startsWith('SC_') && k !== 'SC_COUNT');
+/** Every OP_* operation counter offset (from P_OPS). */
+const OP_NAMES = Object.keys(PINNED).filter((k) => k.startsWith('OP_') && k !== 'OP_COUNT');
 
 /** Checks [offset, size] ranges are disjoint and inside [0, limit). */
 function expectDisjoint(fields: Array<[string, number, number]>, limit: number): void {
@@ -351,6 +368,7 @@ describe('layout constants', () => {
     expect(L.FORKQ_MASK).toBe(L.FORKQ_SIZE - 1);
     expect(L.PC_COUNT).toBe(PC_NAMES.length);
     expect(L.SC_COUNT).toBe(SC_NAMES.length);
+    expect(L.OP_COUNT).toBe(OP_NAMES.length);
     // 'SWRK' read as a little-endian u32.
     const bytes = [0, 1, 2, 3].map((i) => (L.MAGIC >>> (8 * i)) & 0xff);
     expect(String.fromCharCode(...bytes)).toBe('SWRK');
@@ -464,6 +482,9 @@ describe('layout structure', () => {
     expect(L.S_COUNTERS % 8).toBe(0);
     expectDisjoint(SC_NAMES.map((k) => [k, PINNED[k], 8]), 2 * L.LINE);
     for (const k of SC_NAMES) expect(PINNED[k] % 8, k).toBe(0);
+    // Line 5: the gauges, u32s after the counters.
+    expect(s(L.S_NMSPINNING_MAX)).toBe(5);
+    expect(L.S_NMSPINNING_MAX).toBeGreaterThanOrEqual(L.S_COUNTERS + L.SC_COUNT * 8);
     // Line 6 the back-off word, line 7 the runtime's.
     expect(s(L.S_DUMMY)).toBe(6);
     for (const k of Object.keys(exported).filter((k) => k.startsWith('S_RT'))) expect(s(exported[k] as number), k).toBe(7);
@@ -473,6 +494,8 @@ describe('layout structure', () => {
     const hot = [L.P_TAIL, L.P_HEAD, L.P_RUNNEXT, L.P_STOLEN_FROM].map(line);
     expect(new Set(hot).size).toBe(4);
     expect(line(L.P_STEAL_FROM_OPS)).toBe(line(L.P_STOLEN_FROM));
+    expect(line(L.P_PARK_PROBES)).toBe(line(L.P_STOLEN_FROM));
+    expectDisjoint([L.P_STOLEN_FROM, L.P_STEAL_FROM_OPS, L.P_PARK_PROBES].map((o) => [`P@${o}`, o - L.P_STOLEN_FROM, 4]), L.LINE);
     // Owner line A: every other P_ word offset below one line, disjoint u32s.
     const lineA = Object.keys(PINNED).filter((k) => k.startsWith('P_') && !['P_SIZE', 'P_IDLE', 'P_RUNNING'].includes(k)
       && !k.startsWith('P_HIGH_') && PINNED[k] < L.LINE);
@@ -491,6 +514,12 @@ describe('layout structure', () => {
     expectDisjoint([['P_HIGH_PERIOD', L.P_HIGH_PERIOD, 8], ['P_HIGH_USED', L.P_HIGH_USED, 8], ['P_HIGH_STATE', L.P_HIGH_STATE, 4]].map(
       ([k, o, n]) => [k as string, (o as number) - L.P_HIGH_PERIOD, n as number]), L.LINE);
     expect(line(L.P_HIGH_STATE)).toBeLessThan(line(L.P_RUNQ));
+    // The operation counters: owner f64s on the same line, after the budget.
+    expect(line(L.P_OPS)).toBe(line(L.P_HIGH_PERIOD));
+    expect(L.P_OPS % 8).toBe(0);
+    expect(L.P_OPS).toBeGreaterThanOrEqual(L.P_HIGH_STATE + 4);
+    for (const k of OP_NAMES) expect(PINNED[k] % 8, k).toBe(0);
+    expectDisjoint(OP_NAMES.map((k) => [k, L.P_OPS - L.P_HIGH_PERIOD + PINNED[k], 8]), L.LINE);
     // The ring starts on a line of its own; the fork deque's bottom, top and slots follow, each
     // on lines of their own, and end the block.
     expect(L.P_RUNQ % L.LINE).toBe(0);
@@ -511,7 +540,7 @@ describe('layout structure', () => {
     expect(line(L.M_INBOX)).toBe(1);
     expect(line(L.M_RT)).toBe(2);
     // The runtime's words: the f64 ones named here, the rest u32.
-    const f64s = new Set(['MR_SPAWNED', 'MR_FINISHED', 'MR_IDLE_MS', 'MR_YIELDS', 'MR_T0']);
+    const f64s = new Set(['MR_SPAWNED', 'MR_FINISHED', 'MR_IDLE_MS', 'MR_YIELDS', 'MR_T0', 'MR_SPIN_RUNGS', 'MR_FORK_SLEEPS']);
     const rt: Array<[string, number, number]> = Object.keys(PINNED).filter((k) => k.startsWith('MR_'))
       .map((k) => [k, PINNED[k], f64s.has(k) ? 8 : 4]);
     expectDisjoint(rt.map(([n, o, s]) => [n, o - L.M_RT, s]), L.LINE);

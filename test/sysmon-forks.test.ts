@@ -46,3 +46,38 @@ describe.each(BACKENDS)('sysmon: what counts as work waiting behind a stuck P (%
     expect(v.i32[L.S_RT_NPRESERVE >>> 2]).toBe(0);
   });
 });
+
+describe.each(BACKENDS)('sysmon: a P waiting for a CPU is not stuck (%s)', (backend) => {
+  /** As above, with a task queued behind the stuck P, and the monitor told the process has
+   *  `ncpu` CPUs: 2 Ps held. */
+  const setup = async (ncpu: number) => {
+    const h = await freshCore(backend, { nprocs: 3, maxMs: 4 });
+    const { core, memory } = h;
+    expect(core.pReserve(2)).toBe(1);
+    const [r] = startPs(h, 2);
+    const v = createViews(memory);
+    v.u32[(mAddr(v, r.m) + L.MR_CURG) >>> 2] = r.g;
+    const [g] = makeRunnable(h, takeGs(h, 1, r.p));
+    core.runqPut(r.p, g, 0);
+    let now = 0;
+    const mon = new Sysmon(v, core, 3, 1, 10, () => now, ncpu);
+    expect(mon.check()).toBe(null);
+    now = 20;
+    return { v, mon };
+  };
+
+  it('one CPU, two Ps held: the silent one may only be descheduled, no loan', async () => {
+    const { v, mon } = await setup(1);
+    expect(mon.check()).toBe(null);
+    expect(v.i32[L.S_RT_NPRESERVE >>> 2], 'the spare stays in the reserve').toBe(1);
+  });
+
+  it('two CPUs, two Ps held: the silent one is stuck, the spare is lent and kept', async () => {
+    const { v, mon } = await setup(2);
+    expect(mon.check()).toBe('lent');
+    expect(v.i32[L.S_RT_NPRESERVE >>> 2]).toBe(0);
+    // The loan puts a third thread on two CPUs on purpose: the next look keeps it.
+    expect(mon.check()).toBe(null);
+    expect(v.i32[L.S_RT_NPRESERVE >>> 2]).toBe(0);
+  });
+});

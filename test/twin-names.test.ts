@@ -33,7 +33,7 @@ const DRIFT: Record<string, { wasm: string[]; ts: string[] }> = {
   'idle.ts': { wasm: [], ts: ['mIdleAny', 'pidleAny'] },
   'init.ts': { wasm: [], ts: ['checkInt'] },
   'lock.ts': { wasm: ['lock', 'unlock'], ts: ['lockWord', 'unlockWord'] },
-  'mem.ts': { wasm: ['counterAdd', 'mAddr', 'pAddr'], ts: ['cover', 'mWord', 'ncoprimes', 'pCounters', 'pF64', 'pWord'] },
+  'mem.ts': { wasm: ['counterAdd', 'mAddr', 'pAddr'], ts: ['cover', 'mWord', 'ncoprimes', 'pCounters', 'pF64', 'pOps', 'pWord'] },
   'runq.ts': { wasm: ['runqGetNext', 'runqGetRing', 'slot'], ts: ['backoff'] },
   'sched.ts': { wasm: ['becomeSpinning', 'resetSpinning', 'workAnywhere'], ts: ['workVisible'] },
 };

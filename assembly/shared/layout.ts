@@ -24,7 +24,7 @@ export const PAGE = 65536;
 
 // Identity of the layout, checked by every thread that attaches.
 export const MAGIC = 0x4b525753; // 'SWRK' little-endian
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
 
 // The Wasm module's own static data must end below this address; the core checks
 // __heap_base against it at init. Instantiation rewrites static data (see DESIGN.md,
@@ -170,6 +170,8 @@ export const SC_HEAP_BYTES = 48; // bytes in live value blocks (heap lock)
 export const SC_HIGH_PUT = 56; // Gs put on the high queue (sched.lock); taken: the Ps' PC_HIGH_HITS
 export const SC_LOW_PUT = 64; // Gs put on the low queue (sched.lock); taken: the Ps' PC_LOW_HITS
 export const SC_COUNT = 9;
+// Line 5: gauges, u32, plain racy loads and stores (a lost update only leaves one low).
+export const S_NMSPINNING_MAX = S_COUNTERS + LINE; // the most Ms counted spinning at once so far: after each increment of nmspinning, stored when exceeded
 
 // Line 6: the dummy word runqGrab waits on for its 3 us back-off (never notified).
 export const S_DUMMY = SCHED + 6 * LINE;
@@ -199,6 +201,7 @@ export const S_RT_NMLIVE = S_RT + 48; // Ms whose thread runs (mStart counts one
 export const S_RT_PDEAD = S_RT + 52; // P index + 1 of the first P out of service (Go's _Pdead: procresize shrank GOMAXPROCS); linked via P_LINK, under sched.lock
 export const S_RT_NPDEAD = S_RT + 56; // Ps out of service, those an M is still giving back (pStop) included: changed under sched.lock, read anywhere
 export const S_RT_SHRINK = S_RT + 60; // Ps procresize still wants given back by their Ms (pStop, between two Gs): changed under sched.lock, read anywhere
+export const S_RT_NPARKSPIN = S_RT + 64; // Ms on the park ladder's poll and short-wait rungs now (bindings/runtime/parkspin.ts: an M counts itself in while a CPU is free for it)
 export const CANCEL_TOKENS = 65536; // cancellation tokens; a G carries one in the high half of G_PRIO
 
 // ---------------------------------------------------------------------------------------
@@ -242,6 +245,7 @@ export const P_HEAD = LINE; // runqhead
 export const P_RUNNEXT = 2 * LINE;
 export const P_STOLEN_FROM = 3 * LINE; // u32, tasks stolen from this P (thief atomic add)
 export const P_STEAL_FROM_OPS = 3 * LINE + 4; // u32, steal operations against this P
+export const P_PARK_PROBES = 3 * LINE + 8; // u32, other Ps' queues read by the M that just gave this P up (stopM's recheck: atomic add, the P has no owner then)
 export const P_COUNTERS = 4 * LINE; // f64 counters, owner only, PC_* offsets
 export const PC_SPAWNED = 0; // Gs made runnable on this P (ready with p >= 0)
 export const PC_EXECUTED = 8; // Gs started by findRunnable on this P
@@ -265,6 +269,18 @@ export const PC_COUNT = 16;
 export const P_HIGH_PERIOD = 5 * LINE; // f64: start of the current period (ms, the runtime's clock)
 export const P_HIGH_USED = 5 * LINE + 8; // f64: high run time charged, less HIGH_RUNTIME_MS per period passed (ms)
 export const P_HIGH_STATE = 5 * LINE + 16; // u32: HIGH_OPEN, HIGH_THROTTLED or HIGH_FREE
+// The scheduler's own operations on this P, f64, owner only (the rest of line F): what
+// bench/scale.mjs prints per task, to show which of them grow with the number of Ps
+// (DESIGN.md "Scaling").
+export const P_OPS = 5 * LINE + 24;
+export const OP_CALLS = 0; // core calls the M holding this P made: the loop's findRunnable, stopM, acquireP, forkHelp, pGiveBack, pStop and the one-call task paths (spawnNew, joinTasks, finishSlot, forkNew, forkPop, forkDone, chargeTime)
+export const OP_PROBES = 8; // other Ps' queues read looking for work: stealWork's victims, forkHelp's scan, resetSpinning's and the load threshold's looks (stopM's recheck: P_PARK_PROBES)
+export const OP_STEAL_TRIES = 16; // steal attempts: runqSteal and forkSteal calls on a victim with work in sight
+export const OP_CAS = 24; // compare-and-swaps (and runnext exchanges) on run-queue and fork-deque words: runnext, head, the fork deque's top
+export const OP_CAS_FAILS = 32; // of those, the ones another thread's update made fail
+export const OP_RETRIES = 40; // stopM calls that came back with STOP_RETRY (a spinner's recheck found work)
+export const OP_HELPS = 48; // forkHelp calls (a joiner waiting for a stolen fork), found or not
+export const OP_COUNT = 7;
 export const P_RUNQ = 6 * LINE;
 export const FORKQ_SIZE = 256; // a fork deque holds this many Gs; a fork past it stays with its forker
 export const FORKQ_MASK = 255;
@@ -305,6 +321,9 @@ export const MR_HIST = M_RT + 64; // u32: address of this M's latency histograms
 export const MR_T0 = M_RT + 72; // f64: when this M started (ms since the epoch)
 export const MR_STATE = M_RT + 80; // u32: what this M is doing now (MS_* below), for diagnosis; the owner writes, stats reads (plain: a stale value only misreports)
 export const MR_TRACE_NEXT = M_RT + 84; // u32: slot count at which the runtime reads the clock next (owner only; the core stores 0 after a steal: read it at once)
+export const MR_PARKSPIN = M_RT + 88; // u32: 1 while this M is counted in S_RT_NPARKSPIN (owner only: parkspin.ts)
+export const MR_SPIN_RUNGS = M_RT + 96; // f64: park ladder rungs this M polled or waited 1 us on (owner only; DESIGN.md "Scaling")
+export const MR_FORK_SLEEPS = M_RT + 104; // f64: times a fork joiner on this M slept on S_RT_FORK_EPOCH (owner only)
 
 export const M_SIZE = 3 * LINE;
 

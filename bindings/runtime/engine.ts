@@ -162,7 +162,7 @@ export class Engine {
     this.park0 = parkWord(this.views, 0);
     this.nms = opts.maxProcs + opts.spareThreads + 1;
     this.procs = opts.procs;
-    this.sysmon = new Sysmon(this.views, core, this.nms - 1, opts.spareThreads, opts.handoffAfterMs, now);
+    this.sysmon = new Sysmon(this.views, core, this.nms - 1, opts.spareThreads, opts.handoffAfterMs, now, opts.ncpu);
     this.startm = new StartM(this.views, core, opts.maxProcs, (n) => this.growM(n),
       () => this.npending !== 0 || this.deferred.length !== 0 || !this.allFinished());
   }
@@ -278,7 +278,7 @@ export class Engine {
     if (restart !== undefined || this.running) t.post({ type: 'stealwork:share', shares: this.shared.all() });
     t.post({
       type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
-      spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, calling: o.calling,
+      spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, ncpu: o.ncpu, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, calling: o.calling,
       idleTimeout: o.idleTimeout, minLive: o.minThreads + o.spareThreads,
       ...(isNode ? {} : { workerData: o.thread.workerData }), // Node passes it as the Worker's option
     });

@@ -13,8 +13,9 @@
 
 import {
   G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_INDEX, G_PARENT, G_PRIO, G_TOKEN_SHIFT,
-  GF_FORK, H_NPROCS, HEADER, JOIN_DONE, PARENT_SPAWNER, S_RT_FORK_SLEEPERS,
+  GF_FORK, H_NPROCS, HEADER, JOIN_DONE, MR_FORK_SLEEPS, PARENT_SPAWNER, S_RT_FORK_SLEEPERS,
 } from '../../assembly/shared/layout.js';
+import { mAddr } from './mblock.js';
 import type { Core } from '../core/core.js';
 import type { TaskContext } from './context.js';
 import type { GSlots } from './gslots.js';
@@ -47,6 +48,13 @@ export const FORK_MAX_DEPTH = 2000;
 export const HELP_MAX_DEPTH = 256;
 /** Helping rounds that found nothing before a joiner sleeps on S_RT_FORK_EPOCH. */
 const HELP_SPINS = 64;
+/**
+ * Of those rounds, one in HELP_SCAN_EVERY looks everywhere a joiner may help (its P's queue and
+ * every P's fork deque: O(P) reads); the others look at the thief's deque alone (leapfrogging:
+ * where the stolen fork's own forks appear). Every round a full look made a joiner's empty wait
+ * cost HELP_SPINS * P reads: 4,096 at 64 Ps (DESIGN.md "Scaling").
+ */
+const HELP_SCAN_EVERY = 16;
 
 
 /** Who settles a Fork: its forker's ForkJoin (an interface, so the public types name no class
@@ -361,7 +369,7 @@ export class ForkJoin implements ForkOwner {
         // Shallow: anything runnable. Deep: only the thief's forks (f's descendants), which a
         // one-P run would nest deeper than this anyway; a deep joiner that took nothing else
         // cannot grow the stack past what the program itself needs.
-        const g = h.core.forkHelp(h.p, h.mid, thief, depth < HELP_MAX_DEPTH ? 1 : 0);
+        const g = h.core.forkHelp(h.p, h.mid, thief, depth < HELP_MAX_DEPTH && idle % HELP_SCAN_EVERY === 0 ? 1 : 0);
         if (g !== 0) {
           h.executeNested(g);
           idle = 0;
@@ -370,6 +378,7 @@ export class ForkJoin implements ForkOwner {
       }
       if (++idle < HELP_SPINS) continue;
       idle = 0;
+      v.f64[(mAddr(v, h.mid) + MR_FORK_SLEEPS) >>> 3]++; // owner only: stats' forkSleeps
       // Sleep (forksleep.ts): read the epoch, raise the sleepers flag, mark f (its finisher bumps
       // the epoch), look once more, then wait while the epoch is unchanged.
       forkSleep(i32, a, () => this.workInSight(thief));

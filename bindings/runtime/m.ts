@@ -52,6 +52,9 @@ export interface MConfig {
   fns: TaskFn[];
   spinLimit: number;
   yieldLimit: number;
+  /** The CPUs this process may use: the park ladder polls and a fork joiner spins only while
+   *  none is short (parkspin.ts). */
+  ncpu: number;
   maxTasks: number;
   /** The memory's bound (options.maxMemoryMB), for the error that names it. */
   maxMemoryMB: number;
@@ -81,6 +84,8 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
   /** The P this M holds, or -1. */
   p = -1;
   readonly maxMemoryMB: number;
+  /** The CPUs this process may use (MConfig.ncpu). */
+  readonly ncpu: number;
   private readonly fns: TaskFn[];
   private readonly names: string[];
   private readonly ids = new Map<string, number>();
@@ -149,7 +154,8 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
     this.fj = new ForkJoin(this);
     this.kids = new Kids(this);
     this.waiters = new Waiters(this, cfg.restart !== undefined, (op, e) => this.coreFault(op, e));
-    this.parker = new Parker(this, cfg.mid, cfg.spinLimit, cfg.yieldLimit, cfg.idleTimeout);
+    this.parker = new Parker(this, cfg.mid, cfg.spinLimit, cfg.yieldLimit, cfg.idleTimeout, cfg.ncpu);
+    this.ncpu = cfg.ncpu;
     this.minLive = cfg.minLive;
     this.mAddr = mAddr(this.views, cfg.mid);
     this.guard = new KillGuard(this.views, cfg.mid, this, cfg.killClaimed ?? (() => undefined));

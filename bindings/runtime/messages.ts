@@ -45,6 +45,8 @@ export interface InitMessage {
   mid: number;
   spinLimit: number;
   yieldLimit: number;
+  /** The CPUs this process may use (ResolvedOptions.ncpu). */
+  ncpu: number;
   maxTasks: number;
   maxMemoryMB: number;
   debug: boolean;

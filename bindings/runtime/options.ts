@@ -141,6 +141,9 @@ export interface ResolvedOptions {
   /** The cgroup CPU limit found when the default was chosen, in CPUs (1.5: 150 ms of CPU time
    *  per 100 ms); null: none found (or not Linux, not Node, or a file that did not parse). */
   cpuLimit: number | null;
+  /** Internal: the CPUs this process may use (the CPU count, lowered to a cgroup CPU limit: the
+   *  default procs). An M polls in its sleep only while a CPU is free (DESIGN.md "Scaling"). */
+  ncpu: number;
   spareThreads: number;
   handoffAfterMs: number;
   minThreads: number;
@@ -184,6 +187,7 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     procsSource: d.source,
     maxProcs: ncpu,
     cpuLimit: d.limit === null ? null : d.limit.cpus,
+    ncpu,
     spareThreads: 1,
     handoffAfterMs: 10,
     minThreads: 1,

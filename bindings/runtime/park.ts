@@ -18,9 +18,10 @@
 // finds the word non-zero, so the wait returns at once. No wait here is bounded.
 
 import {
-  M_PARK, MS_SLEEP, MS_SLEEP_ASYNC, MS_YIELD, PARK_INBOX, PARK_MSG, PARK_P, PARK_STOP, S_RT_STOP,
+  M_PARK, MR_SPIN_RUNGS, MS_SLEEP, MS_SLEEP_ASYNC, MS_YIELD, PARK_INBOX, PARK_MSG, PARK_P, PARK_STOP, S_RT_STOP,
 } from '../../assembly/shared/layout.js';
 import { mAddr } from './mblock.js';
+import { parkSpin, parkSpinLeave } from './parkspin.js';
 import { macrotask, now, pendingCallbacks } from './platform.js';
 import type { Views } from './values.js';
 
@@ -102,23 +103,35 @@ export interface Sleeper {
  * The sleep of a worker M without a P: until a P is handed over (PARK_P), or the scheduler
  * stops. The ladder: spinLimit polls, then yieldLimit waits of 1 us (a way of yielding the CPU,
  * not a deadline), then an unbounded Atomics.wait; with async work pending on the M,
- * Atomics.waitAsync, so its I/O still completes. Results for the M's waiters (PARK_INBOX) are
- * delivered on the way, without ending the sleep. The owning M only.
+ * Atomics.waitAsync, so its I/O still completes. The polls and short waits are taken only while
+ * a CPU is free for them (parkspin.ts); otherwise the M goes to its deep wait at once. Results
+ * for the M's waiters (PARK_INBOX) are delivered on the way, without ending the sleep. The
+ * owning M only.
  */
 export class Parker {
   private readonly m: Sleeper;
   private readonly word: number;
   private readonly spinLimit: number;
   private readonly yieldLimit: number;
+  /** The CPUs this process may use: the polls and short waits only while one is free. */
+  private readonly ncpu: number;
+  /** The i32 index of this M's block (parkspin.ts's MR_PARKSPIN). */
+  private readonly mw: number;
+  /** This sleep has left the poll and short-wait rungs for good (the CPUs were taken). */
+  private deep = false;
   /** The deep wait's bound in a sleep that may still end the thread (Infinity: never). */
   private readonly idleTimeout: number;
   /** This sleep has tried mExit already (it tries once: then the M stays for good, or until a
    *  P wakes it). */
   private triedExit = false;
 
-  constructor(m: Sleeper, mid: number, spinLimit: number, yieldLimit: number, idleTimeout = Infinity) {
+  constructor(m: Sleeper, mid: number, spinLimit: number, yieldLimit: number, idleTimeout = Infinity, ncpu = Infinity) {
     this.m = m;
     this.word = parkWord(m.views, mid);
+    this.mw = mAddr(m.views, mid) >>> 2;
+    this.ncpu = ncpu;
+    // A thread that replaced one killed from outside on the rungs takes its count off them.
+    parkSpinLeave(m.views.i32, this.mw);
     this.spinLimit = spinLimit;
     this.yieldLimit = yieldLimit;
     this.idleTimeout = idleTimeout;
@@ -130,11 +143,18 @@ export class Parker {
   sleep(idle: (ms: number) => void): Promise<void> | null {
     const t0 = now();
     this.triedExit = false;
-    if (this.sleepSync()) {
+    this.deep = false;
+    const woken = this.sleepSync();
+    parkSpinLeave(this.m.views.i32, this.mw); // every way out counts this M off the rungs (idempotent)
+    if (woken) {
       idle(now() - t0);
       return null;
     }
-    return this.sleepAsync().finally(() => idle(now() - t0));
+    this.deep = false;
+    return this.sleepAsync().finally(() => {
+      parkSpinLeave(this.m.views.i32, this.mw);
+      idle(now() - t0);
+    });
   }
 
   /**
@@ -157,10 +177,11 @@ export class Parker {
       if (this.woke(x)) return true;
       // Before a deep sleep, callbacks the tasks left (a timer, a promise reaction) get the event
       // loop: sleepAsync takes a turn first and does not block while they are pending.
-      if (rung >= this.spinLimit + this.yieldLimit && (m.dirty || pendingCallbacks())) {
+      const spin = this.spinRung(i32, rung);
+      if (!spin && (m.dirty || pendingCallbacks())) {
         return false; // woke(x) acted on the bits seen already
       }
-      if (this.rung(i32, rung++)) return true; // idled out: the loop ends
+      if (this.rung(i32, rung++, spin)) return true; // idled out: the loop ends
     }
   }
 
@@ -194,25 +215,39 @@ export class Parker {
         if (p !== null) await p;
         continue;
       }
-      if (this.rung(i32, rung++)) return; // idled out: the loop ends
+      const spin = this.spinRung(i32, rung);
+      if (this.rung(i32, rung++, spin)) return; // idled out: the loop ends
     }
   }
 
   /**
-   * Rung k of the ladder: the first spinLimit are polls, the next yieldLimit waits of 1 us,
-   * then an unbounded Atomics.wait (see the head of this file: no wake-up is lost). The first
+   * Is rung k a poll or a short wait? The first spinLimit rungs are polls and the next yieldLimit
+   * short waits, each taken only while a CPU is free for it (parkSpin, which counts this M on the
+   * rungs); from the first refusal on, the sleep goes to its deep wait.
+   */
+  private spinRung(i32: Int32Array, k: number): boolean {
+    if (!this.deep && k < this.spinLimit + this.yieldLimit && parkSpin(i32, this.mw, this.ncpu)) return true;
+    this.deep = true;
+    return false;
+  }
+
+  /**
+   * Rung k of the ladder: a poll or a wait of 1 us when `spin` (spinRung), else an unbounded
+   * Atomics.wait (see the head of this file: no wake-up is lost). The first
    * deep wait of a sleep is bounded by idleTimeout when the M may end its thread: if nothing
    * woke it by then, it asks the core to leave (mExit). The bound is the idle policy, not a
    * guard against a lost wake-up: a writer's bit still ends the wait at once. True when the M
    * leaves the scheduler.
    */
-  private rung(i32: Int32Array, k: number): boolean {
+  private rung(i32: Int32Array, k: number, spin: boolean): boolean {
     this.m.state(MS_SLEEP);
-    if (k < this.spinLimit) return false;
-    if (k < this.spinLimit + this.yieldLimit) {
+    if (spin) {
+      this.m.views.f64[(this.mw * 4 + MR_SPIN_RUNGS) >>> 3]++; // owner only: stats' spinRungs
+      if (k < this.spinLimit) return false;
       Atomics.wait(i32, this.word, 0, 0.001); // pairs with the notify of every writer and wakep's
       return false;
     }
+    parkSpinLeave(i32, this.mw); // off the rungs before the deep wait
     if (!this.triedExit && this.idleTimeout !== Infinity) {
       this.triedExit = true;
       // pairs with the notify of every writer and wakep's; 'timed-out' only when no bit was set

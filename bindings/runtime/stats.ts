@@ -10,6 +10,8 @@ import {
   S_NMSPINNING, S_NPIDLE, S_RUNQ_SIZE, SC_GLOB_GET, SC_GLOB_PUT, SC_GROWS, SC_HEAP_ALLOCS, SC_HEAP_BYTES,
   SC_HEAP_FREES, SC_LOCK_ACQ, P_IDLE, S_NMIDLE, MR_T0, MR_IDLE_MS, MR_YIELDS, MR_STATE, MS_EXITED, MS_NONE, MS_SCHEDULE, MS_SHARES, MS_SLEEP, MS_SLEEP_ASYNC, MS_YIELD, S_LOCK, S_HEAP_LOCK, M_SPINNING, M_NEXTP, M_PARK,
   P_LINK, S_RT_PRESERVE, PC_HIGH_HITS, PC_LOW_HITS, PC_HIGH_THROTTLES, S_RUNQH_SIZE, S_RUNQL_SIZE, S_RT_NPRESERVE, S_RT_HANDOFFS, S_RT_RETIRES,
+  P_OPS, OP_CALLS, OP_PROBES, OP_STEAL_TRIES, OP_CAS, OP_CAS_FAILS, OP_RETRIES, OP_HELPS, P_PARK_PROBES, S_NMSPINNING_MAX,
+  MR_SPIN_RUNGS, MR_FORK_SLEEPS, S_RT_FORK_EPOCH,
 } from '../../assembly/shared/layout.js';
 import type { Core } from '../core/core.js';
 import type { ProcsSource } from './cgroup.js';
@@ -81,6 +83,17 @@ export interface PStats {
   /** Of those, the ones its own M took back to run inline at join; the rest were stolen
    *  (counted in the thieves' `stolen`). */
   forkInline: number;
+  /** The scheduler's own operations on this P (DESIGN.md "Scaling"; bench/scale.mjs prints them
+   *  per task): core calls made by its M (the loop's and the one-call task paths'), other Ps'
+   *  queues read looking for work (`probes`), steal attempts, compare-and-swaps on queue words
+   *  and the failed ones, stopM calls that came back to retry, and fork joiners' calls for help. */
+  calls: number;
+  probes: number;
+  stealTries: number;
+  cas: number;
+  casFails: number;
+  retries: number;
+  helps: number;
 }
 
 /** Counters of one M (thread). M0 is the main thread. */
@@ -104,6 +117,10 @@ export interface MStats {
   idleMs: number;
   /** Turns given to the event loop while holding a P (for async tasks' continuations, timers, I/O). */
   yields: number;
+  /** Park ladder rungs it polled or waited 1 us on (taken only while a CPU was free), and the
+   *  times a fork joiner on it slept (DESIGN.md "Scaling"). */
+  spinRungs: number;
+  forkSleeps: number;
   /** What the thread is doing: 'running', 'yielding', 'receiving', 'parked', 'parked-async', 'exited' ('' for M0). */
   state: string;
   /** Counted in spinningthreads: it holds a P, found no work and is stealing (or was woken to). */
@@ -152,6 +169,14 @@ export interface SchedulerStats {
     /** 1 when a wake-up found no idle P to hand out: the next M to spin clears it (Go's
      *  needspinning). */
     needspinning: number;
+    /** The most Ms spinning at once since the start (a gauge; Go's bound is half the busy Ps,
+     *  DESIGN.md "Scaling"). */
+    spinningMax: number;
+    /** Sums over the threads of spinRungs and forkSleeps, and the wake-ups sent to sleeping fork
+     *  joiners (bumps of their epoch word, each waking every sleeper: DESIGN.md "Fork-join"). */
+    spinRungs: number;
+    forkSleeps: number;
+    forkWakes: number;
     /** Gs put on the global queue (root spawns, ring overflows, given-back queues). */
     globalPuts: number;
     /** Gs taken from the global queue. */
@@ -229,6 +254,10 @@ export interface SchedulerStats {
     forks: number;
     /** Forks run inline by their forker's M at join. */
     forkInline: number;
+    /** Spins, parks and wake-ups of the Ps' Ms, and steal rounds that found nothing. */
+    spins: number; parks: number; wakeups: number; stealMisses: number;
+    /** The scheduler's own operations (PStats, DESIGN.md "Scaling"). */
+    calls: number; probes: number; stealTries: number; cas: number; casFails: number; retries: number; helps: number;
   };
 }
 
@@ -245,7 +274,10 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
   const i32 = v.i32;
   const nprocs = u32[(HEADER + H_NPROCS) >>> 2];
   const procs: PStats[] = [];
-  const totals = { spawned: 0, executed: 0, stealOps: 0, stolen: 0, overflows: 0, globalHits: 0, localHits: 0, runnextHits: 0, forks: 0, forkInline: 0 };
+  const totals = {
+    spawned: 0, executed: 0, stealOps: 0, stolen: 0, overflows: 0, globalHits: 0, localHits: 0, runnextHits: 0, forks: 0, forkInline: 0,
+    spins: 0, parks: 0, wakeups: 0, stealMisses: 0, calls: 0, probes: 0, stealTries: 0, cas: 0, casFails: 0, retries: 0, helps: 0,
+  };
   const reservedPs = new Set<number>();
   // A racy walk, a snapshot, of at most as many entries as the reserve held when it began:
   // P_LINK also links the idle list, and a P taken off the reserve during the walk (lent, then
@@ -258,6 +290,7 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
   for (let p = 0; p < nprocs; p++) {
     const b = pAddr(v, p);
     const c = (b + P_COUNTERS) >>> 3;
+    const o = (b + P_OPS) >>> 3;
     const pm = Atomics.load(i32, (b + P_M) >>> 2); // pairs with acquireP's and stopM's stores (a snapshot)
     const s: PStats = {
       id: p,
@@ -287,6 +320,13 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       gfreeMoves: f64[c + PC_GFREE_MOVES / 8],
       forks: f64[(b + P_FORK_PUSHES) >>> 3],
       forkInline: f64[(b + P_FORK_INLINE) >>> 3],
+      calls: f64[o + OP_CALLS / 8],
+      probes: f64[o + OP_PROBES / 8] + Atomics.load(u32, (b + P_PARK_PROBES) >>> 2), // pairs with stopM's add (a snapshot)
+      stealTries: f64[o + OP_STEAL_TRIES / 8],
+      cas: f64[o + OP_CAS / 8],
+      casFails: f64[o + OP_CAS_FAILS / 8],
+      retries: f64[o + OP_RETRIES / 8],
+      helps: f64[o + OP_HELPS / 8],
     };
     procs.push(s);
     totals.spawned += s.spawned;
@@ -299,6 +339,17 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
     totals.runnextHits += s.runnextHits;
     totals.forks += s.forks;
     totals.forkInline += s.forkInline;
+    totals.spins += s.spins;
+    totals.parks += s.parks;
+    totals.wakeups += s.wakeups;
+    totals.stealMisses += s.stealMisses;
+    totals.calls += s.calls;
+    totals.probes += s.probes;
+    totals.stealTries += s.stealTries;
+    totals.cas += s.cas;
+    totals.casFails += s.casFails;
+    totals.retries += s.retries;
+    totals.helps += s.helps;
   }
   const threads: MStats[] = [];
   for (let m = 0; m < nms; m++) {
@@ -313,6 +364,8 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       uptimeMs: t0 === 0 ? 0 : traceClock() - t0,
       idleMs: f64[(b + MR_IDLE_MS) >>> 3],
       yields: f64[(b + MR_YIELDS) >>> 3],
+      spinRungs: f64[(b + MR_SPIN_RUNGS) >>> 3],
+      forkSleeps: f64[(b + MR_FORK_SLEEPS) >>> 3],
       state: STATES[u32[(b + MR_STATE) >>> 2]] ?? '',
       spinning: Atomics.load(i32, (b + M_SPINNING) >>> 2) !== 0, // pairs with wakep's and stopM's stores (a snapshot)
       nextp: Atomics.load(i32, (b + M_NEXTP) >>> 2) === 0 ? null : Atomics.load(i32, (b + M_NEXTP) >>> 2) - 1, // pairs with wakep's store and acquireP's (a snapshot)
@@ -334,6 +387,10 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       idleprocs: Atomics.load(i32, S_NPIDLE >>> 2), // pairs with pidlePut's and pidleGet's stores under sched.lock (a snapshot)
       idlethreads: Atomics.load(i32, S_NMIDLE >>> 2), // pairs with mPut's and mGet's stores under sched.lock (a snapshot)
       spinningthreads: Atomics.load(i32, S_NMSPINNING >>> 2), // pairs with wakep's CAS and stopM's decrement (a snapshot)
+      spinningMax: Atomics.load(i32, S_NMSPINNING_MAX >>> 2), // a gauge the core raises with plain stores (a snapshot)
+      spinRungs: threads.reduce((s, t) => s + t.spinRungs, 0),
+      forkSleeps: threads.reduce((s, t) => s + t.forkSleeps, 0),
+      forkWakes: Atomics.load(i32, S_RT_FORK_EPOCH >>> 2), // pairs with forkWake's add (a snapshot)
       needspinning: Atomics.load(i32, S_NEEDSPINNING >>> 2), // pairs with wakep's store (a snapshot)
       globalPuts: f64[sc + SC_GLOB_PUT / 8],
       globalGets: f64[sc + SC_GLOB_GET / 8],

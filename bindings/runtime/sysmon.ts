@@ -17,7 +17,11 @@
 // one given back by its M at the monitor's request (S_RT_GIVEBACK; the M calls core.pGiveBack at
 // its next look, every 64 tasks), so a loan never keeps more threads running than procs for
 // longer than the stuck task lasts. At most spareThreads spares are out at once; none is lent
-// while a P is idle (it can steal).
+// while a P is idle (it can steal). A P whose thread waits for a CPU makes no progress either: while
+// more Ps are held by an M than the process has CPUs, up to that excess of the Ps that look stuck
+// may only be descheduled, so only the stuck Ps beyond it count (a loan there adds one more
+// thread to share the same CPUs: DESIGN.md "Scaling"). The spares lent are not counted in that
+// excess: a loan puts a thread beyond the CPUs on purpose.
 //
 // Main thread only.
 
@@ -52,7 +56,8 @@ export class Sysmon {
   startM: (() => void) | null = null;
 
   constructor(private readonly views: Views, private readonly core: Core, private readonly nprocs: number,
-    private readonly spares: number, private readonly afterMs: number, private readonly clock: () => number) {
+    private readonly spares: number, private readonly afterMs: number, private readonly clock: () => number,
+    private readonly ncpu = Infinity) {
     this.tick = new Uint32Array(nprocs);
     this.done = new Float64Array(nprocs);
     this.since = new Float64Array(nprocs);
@@ -92,11 +97,13 @@ export class Sysmon {
     const u32 = this.views.u32;
     const t = this.clock();
     let stuck = 0;
+    let held = 0;
     let queued = Atomics.load(i32, S_RUNQ_SIZE >>> 2) > 0 || Atomics.load(i32, S_RUNQH_SIZE >>> 2) > 0 || // pairs with the size stores under sched.lock
       Atomics.load(i32, S_RUNQL_SIZE >>> 2) > 0; // the same
     for (let p = 0; p < this.nprocs; p++) {
       const pa = pAddr(this.views, p);
       if (Atomics.load(i32, (pa + P_STATUS) >>> 2) === P_IDLE) { this.done[p] = -1; continue; } // pairs with acquireP/stopM
+      held++;
       const m = Atomics.load(i32, (pa + P_M) >>> 2) - 1; // pairs with acquireP's store
       const tick = Atomics.load(u32, (pa + P_SCHEDTICK) >>> 2); // pairs with execute's store
       const ma = m >= 0 ? mAddr(this.views, m) : 0;
@@ -111,7 +118,10 @@ export class Sysmon {
       }
       if (!queued && (this.core.runqLen(p) > 0 || Atomics.load(u32, (pa + P_RUNNEXT) >>> 2) !== 0)) queued = true; // pairs with runqPut (not forkLen: see above)
     }
-    const want = Math.min(stuck, this.spares);
+    // Ps that only wait for a CPU look stuck too: at most as many as the Ps held beyond the CPUs,
+    // the loans aside (a loan itself puts a thread beyond them, on purpose).
+    const crowd = Math.max(0, held - out - this.ncpu);
+    const want = Math.min(Math.max(0, stuck - crowd), this.spares);
     const idle = Atomics.load(i32, S_NPIDLE >>> 2); // pairs with the npidle RMWs
     if (out > want) {
       if (idle > 0) {

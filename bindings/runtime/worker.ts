@@ -102,7 +102,7 @@ async function run(msg: InitMessage): Promise<void> {
     // the thread and fails the task running there.
     if (msg.calling.kind !== 'piscina') catchStrayErrors((e) => channel.post({ type: 'stealwork:uncaught', error: describe(e) }));
     m = new M(core, new GSlots(core, views, shared), {
-      mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, maxTasks: msg.maxTasks, maxMemoryMB: msg.maxMemoryMB, debug: msg.debug,
+      mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, ncpu: msg.ncpu, maxTasks: msg.maxTasks, maxMemoryMB: msg.maxMemoryMB, debug: msg.debug,
       restart: msg.restart, idleTimeout: msg.idleTimeout, minLive: msg.minLive,
       killClaimed: (token) => channel.post({ type: 'stealwork:halt', token }),
     });

@@ -3,7 +3,7 @@ import { Scheduler } from 'stealwork';
 
 const sched = await Scheduler.start({
   tasks: new URL('./tasks.mjs', import.meta.url), // loaded in every worker
-  procs: 4,                                      // number of Ps; default: CPUs, or the cgroup CPU limit
+  // procs: the number of Ps, by default the CPUs (or the cgroup CPU limit); more costs CPU
   backend: 'wasm',                               // 'wasm' | 'js'
 });
 console.log(await sched.run('fibc', 30));       // spawn a root task, await its result

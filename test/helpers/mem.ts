@@ -119,6 +119,10 @@ export class Mem {
   pc(p: number, off: number): number {
     return this.f64(this.pAddr(p) + L.P_COUNTERS + off);
   }
+  /** P operation counter OP_* (f64, DESIGN.md "Scaling"). */
+  op(p: number, off: number): number {
+    return this.f64(this.pAddr(p) + L.P_OPS + off);
+  }
   m(m: number, off: number): number {
     return this.u32(this.mAddr(m) + off);
   }

@@ -1,6 +1,6 @@
 // Builds a model-checking variant of the TypeScript twin (bindings/core/ts/, with the runtime's
-// protocol modules that use no other runtime file, bindings/runtime/joinword.ts and
-// forksleep.ts): the same source,
+// protocol modules that use no other runtime file, bindings/runtime/joinword.ts, forksleep.ts
+// and parkspin.ts): the same source,
 // compiled so that a controlled scheduler can stop a simulated thread at every shared access.
 //
 // Every function declaration becomes a generator and every call between twin functions a
@@ -28,7 +28,7 @@ const VIEWS = new Set(['i32', 'f64', 'i64', 'u8']);
 const TWIN_FILES = fs.readdirSync(TWIN).filter((f) => f.endsWith('.ts') && f !== 'index.ts');
 /** Runtime protocol modules the models drive beside the twin (no other runtime imports). */
 const RUNTIME = path.join(ROOT, 'bindings/runtime');
-const RUNTIME_FILES = ['joinword.ts', 'forksleep.ts'];
+const RUNTIME_FILES = ['joinword.ts', 'forksleep.ts', 'parkspin.ts'];
 
 /** Is e a view on the shared memory, by the twin's naming (`i32`, `m.f64`, ...)? */
 function isView(e) {
@@ -45,7 +45,7 @@ const COMPOUND = new Map([
 /** Throws unless evaluating e twice is the same as once (a compound assignment's index). */
 function checkPure(e, file) {
   const walk = (n) => {
-    if (ts.isCallExpression(n) && !(ts.isIdentifier(n.expression) && /^[pm]Word$|^pCounters$/.test(n.expression.text))) {
+    if (ts.isCallExpression(n) && !(ts.isIdentifier(n.expression) && /^[pm]Word$|^pCounters$|^pOps$/.test(n.expression.text))) {
       throw new Error(`model transform: ${file}: impure index ${n.getText()}`);
     }
     if (ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) {

@@ -11,7 +11,7 @@ import {
   HIGH_FREE, HIGH_OPEN, HIGH_PERIOD_MS, HIGH_RUNTIME_MS, HIGH_THROTTLED, P_HIGH_PERIOD,
   P_HIGH_STATE, P_HIGH_USED, PRIO_HIGH,
 } from '../../../assembly/shared/layout.js';
-import { pF64, pWord, type Mem } from './mem.js';
+import { opCall, pF64, pWord, type Mem } from './mem.js';
 
 const PERIOD_F = P_HIGH_PERIOD >> 3;
 const USED_F = P_HIGH_USED >> 3;
@@ -36,6 +36,7 @@ function budgetRoll(m: Mem, f: number, t: number): void {
  *  least HIGH_RUNTIME_MS. Returns 1 while p is throttled (the M must time every G it runs on p,
  *  so the period's end is seen), else 0 (only high Gs need timing). M holding P p only. */
 export function chargeTime(m: Mem, p: number, cls: number, start: number, end: number): number {
+  opCall(m, p);
   const f = pF64(p);
   const w = pWord(p) + STATE_W;
   budgetRoll(m, f, start);

@@ -7,11 +7,12 @@ import {
   G_ARG_TAGS, G_ARGC, G_ARGS, G_DEAD, G_FN, G_JOIN, G_PARENT, G_PRIO, G_RUNNABLE, G_RUNNING,
   G_TOKEN_SHIFT, GF_FORK, MR_CURG, MR_TRACE_BUF, P_COUNTERS, P_FORK_INLINE, P_FORK_PUSHES,
   PARENT_SPAWNER, PRIO_MASK, S_NMSPINNING, S_NPIDLE, S_RT_FORK_EPOCH, S_RT_FORK_SLEEPERS, TAG_NUMBER,
+  OP_CALLS, OP_HELPS, OP_PROBES,
 } from '../../../assembly/shared/layout.js';
 import { forkLen, forkqPop, forkqPush, forkSteal } from './forkq.js';
 import { gfGet, gfPut } from './gfree.js';
 import { gSetStatus, gWord } from './gtable.js';
-import { mWord, nprocs, pCounters, type Mem } from './mem.js';
+import { mWord, nprocs, pCounters, pOps, type Mem } from './mem.js';
 import { runqGet } from './runq.js';
 import { execute, wakep } from './sched.js';
 import { traceSpawn, traceStart, traceSteal } from './trace.js';
@@ -37,6 +38,9 @@ const NUMBER_TAGS_HI = [0, 0, 0, 0, 0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBE
 // f64 indexes from a P's counters (pCounters): the fork counters sit on the bottom's line.
 const FORKS = (P_FORK_PUSHES - P_COUNTERS) >> 3;
 const FORK_INLINE = (P_FORK_INLINE - P_COUNTERS) >> 3;
+const CALLS = OP_CALLS >> 3;
+const HELPS = OP_HELPS >> 3;
+const PROBES = OP_PROBES >> 3;
 
 /** G parent, running on M mi with P p, forked g (G_DEAD, prepared by the runtime): g becomes
  *  runnable at the bottom of p's fork deque, an M that traces records the spawn, and an idle P
@@ -71,6 +75,7 @@ export function forkPush(m: Mem, p: number, mi: number, g: number, parent: numbe
  *  when the G table is full. M mi holding P p only. */
 export function forkNew(m: Mem, p: number, mi: number, spare: number, fn: number, argc: number,
   x0: number, x1: number, x2: number, x3: number, x4: number, x5: number, x6: number): number {
+  m.f64[pOps(p) + CALLS] += 1; // plain: owner counter
   const g = spare !== 0 ? spare : gfGet(m, p);
   if (g === 0) return 0;
   const w = gWord(m, g);
@@ -113,6 +118,7 @@ export function forkWake(m: Mem): void {
  *  step 4) to p's free list, its crash-recovery marks (G_PARENT's spawner, JOIN_DONE) cleared
  *  first: a free G is no orphan. M holding P p only. */
 export function forkDone(m: Mem, p: number, g: number): void {
+  m.f64[pOps(p) + CALLS] += 1; // plain: owner counter
   const w = gWord(m, g);
   m.i32[w + PARENT] = 0; // plain: nobody else knows g
   m.i32[w + JOIN] = 0; // plain: as above
@@ -123,6 +129,7 @@ export function forkDone(m: Mem, p: number, g: number): void {
  *  G_RUNNING (an M that traces records its start), or 0 when the deque is empty. M mi holding
  *  P p only. */
 export function forkPop(m: Mem, p: number, mi: number): number {
+  m.f64[pOps(p) + CALLS] += 1; // plain: owner counter
   const g = forkqPop(m, p);
   if (g === 0) return 0;
   gSetStatus(m, g, G_RUNNABLE, G_RUNNING);
@@ -142,21 +149,29 @@ export function forkPop(m: Mem, p: number, mi: number): number {
  *  M mi holding P p only. */
 export function forkHelp(m: Mem, p: number, mi: number, victim: number, anywhere: number): number {
   const n = nprocs(m);
+  const o = pOps(p);
+  m.f64[o + CALLS] += 1; // plain: owner counters
+  m.f64[o + HELPS] += 1;
   let g = 0;
   let stolen = false;
-  if (victim >= 0 && victim < n && victim !== p && forkLen(m, victim) !== 0) {
-    g = forkSteal(m, p, victim);
-    stolen = g !== 0;
+  if (victim >= 0 && victim < n && victim !== p) {
+    m.f64[o + PROBES] += 1; // plain: owner counter
+    if (forkLen(m, victim) !== 0) {
+      g = forkSteal(m, p, victim);
+      stolen = g !== 0;
+    }
   }
   if (anywhere === 0 && g === 0) return 0;
   if (g === 0) g = runqGet(m, p);
-  for (let k = 1; g === 0 && k < n; k++) {
+  let k = 1;
+  for (; g === 0 && k < n; k++) {
     const v = (p + k) % n;
     if (forkLen(m, v) !== 0) {
       g = forkSteal(m, p, v);
       stolen = g !== 0;
     }
   }
+  m.f64[o + PROBES] += k - 1; // plain: owner counter
   if (g === 0) return 0;
   const mw = mWord(m, mi);
   const ring = m.i32[mw + TRACE_BUF]; // plain: set before the M started; 0 when tracing is off

@@ -11,9 +11,9 @@
 
 import {
   FORKQ_MASK, FORKQ_SIZE, P_FORKQ, P_FORKQ_BOTTOM, P_FORKQ_TOP, PC_STEAL_OPS, PC_STOLEN,
-  P_STEAL_FROM_OPS, P_STEAL_N, P_STEAL_VICTIM, P_STOLEN_FROM,
+  P_STEAL_FROM_OPS, P_STEAL_N, P_STEAL_VICTIM, P_STOLEN_FROM, OP_STEAL_TRIES,
 } from '../../../assembly/shared/layout.js';
-import { pCounters, pWord, type Mem } from './mem.js';
+import { casCount, pCounters, pOps, pWord, type Mem } from './mem.js';
 
 const BOTTOM = P_FORKQ_BOTTOM >> 2;
 const TOP = P_FORKQ_TOP >> 2;
@@ -24,6 +24,7 @@ const STEAL_VICTIM = P_STEAL_VICTIM >> 2;
 const STEAL_N = P_STEAL_N >> 2;
 const STEAL_OPS = PC_STEAL_OPS >> 3;
 const STOLEN = PC_STOLEN >> 3;
+const STEAL_TRIES = OP_STEAL_TRIES >> 3;
 
 /** Pushes g at the bottom of P p's fork deque: true, or false when it is full (g is left
  *  alone). Owner P only. */
@@ -55,13 +56,14 @@ export function forkqPop(m: Mem, p: number): number {
   if (d > 0) return g; // more than one: thieves stop at top < bottom
   // The last G: the thief whose top CAS lands first has it.
   const won = Atomics.compareExchange(i32, w + TOP, t, (t + 1) | 0) === t; // pairs with the top CAS in forkqSteal
+  casCount(m, p, won);
   Atomics.store(i32, w + BOTTOM, (t + 1) | 0); // empty now: pairs with the bottom load in forkqSteal
   return won ? g : 0;
 }
 
-/** Takes the oldest G of P v's fork deque, or 0 (empty, or another taker's CAS came first).
- *  Any thread. */
-export function forkqSteal(m: Mem, v: number): number {
+/** Takes the oldest G of P v's fork deque, or 0 (empty, or another taker's CAS came first);
+ *  the CAS is counted on P p, the taker's. The owner of p. */
+export function forkqSteal(m: Mem, v: number, p: number): number {
   const i32 = m.i32;
   const w = pWord(v);
   const t = Atomics.load(i32, w + TOP); // pairs with the top CAS of other takers
@@ -70,7 +72,7 @@ export function forkqSteal(m: Mem, v: number): number {
   // plain: published by the bottom store; the owner cannot rewrite slot t while top == t
   // (forkqPush refuses when bottom - top == FORKQ_SIZE), and the CAS checks top did not move
   const g = i32[w + SLOTS + (t & FORKQ_MASK)] >>> 0;
-  if (Atomics.compareExchange(i32, w + TOP, t, (t + 1) | 0) !== t) return 0; // pairs with the top CAS of other takers
+  if (!casCount(m, p, Atomics.compareExchange(i32, w + TOP, t, (t + 1) | 0) === t)) return 0; // pairs with the top CAS of other takers
   return g;
 }
 
@@ -87,7 +89,8 @@ export function forkLen(m: Mem, p: number): number {
 /** P p steals the oldest G of victim's fork deque: the steal counters as runqSteal keeps them
  *  (one G, one operation) and the words the trace reads. Returns the G, or 0. Owner of p only. */
 export function forkSteal(m: Mem, p: number, victim: number): number {
-  const g = forkqSteal(m, victim);
+  m.f64[pOps(p) + STEAL_TRIES] += 1; // plain: owner counter
+  const g = forkqSteal(m, victim, p);
   if (g === 0) return 0;
   const i32 = m.i32;
   const c = pCounters(p);

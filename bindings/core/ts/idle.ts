@@ -6,9 +6,9 @@
 // read lock-free, so it changes by atomic RMW.
 
 import {
-  NONE, M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE,
+  NONE, M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE, S_RT_NPDEAD, S_RT_NPNOM, S_RT_NPRESERVE,
 } from '../../../assembly/shared/layout.js';
-import { mWord, pWord, type Mem } from './mem.js';
+import { mWord, nprocs, pWord, type Mem } from './mem.js';
 
 const PIDLE_W = S_PIDLE >> 2;
 const MIDLE_W = S_MIDLE >> 2;
@@ -16,6 +16,19 @@ const NMIDLE_W = S_NMIDLE >> 2;
 const NPIDLE_W = S_NPIDLE >> 2;
 const PLINK = P_LINK >> 2;
 const MLINK = M_LINK >> 2;
+const NPRESERVE_W = S_RT_NPRESERVE >> 2;
+const NPNOM_W = S_RT_NPNOM >> 2;
+const NPDEAD_W = S_RT_NPDEAD >> 2;
+
+/** Ps held by an M now: every P but the idle ones, the spares in the reserve, those without an
+ *  M and those out of service (Go's gomaxprocs - npidle: each of the others is off every queue a
+ *  thief visits). Go's spin limit counts these. Any thread; a snapshot. */
+export function npBusy(m: Mem): number {
+  const i32 = m.i32;
+  const n = nprocs(m) - Atomics.load(i32, NPIDLE_W) - Atomics.load(i32, NPRESERVE_W) // pairs with the lists' stores under sched.lock
+    - Atomics.load(i32, NPNOM_W) - Atomics.load(i32, NPDEAD_W); // the same
+  return n > 0 ? n : 0;
+}
 
 /** Pushes P p on the idle-P list. Holds sched.lock. */
 export function pidlePut(m: Mem, p: number): void {

@@ -8,7 +8,7 @@ import {
 } from '../../../assembly/shared/layout.js';
 import { gfPut } from './gfree.js';
 import { gSetStatus, gWord } from './gtable.js';
-import { cover } from './mem.js';
+import { cover, opCall } from './mem.js';
 import { ready } from './sched.js';
 import type { Mem } from './mem.js';
 
@@ -65,6 +65,7 @@ export function finishLinked(m: Mem, p: number, g: number, pg: number): number {
  *  is linked (JOIN_PARENT), tag and x go into its continuation's slot G_INDEX, g goes G_DEAD,
  *  then finishLinked: 1. Otherwise nothing is done: 0. The M that ran g, holding P p. */
 export function finishSlot(m: Mem, p: number, g: number, from: number, tag: number, x: number): number {
+  if (p >= 0) opCall(m, p);
   const w = gWord(m, g); // before reading m.i32: gWord may replace the views
   if ((Atomics.load(m.i32, w + JOIN) & JOIN_PARENT) === 0) return 0; // pairs with joinLink's CAS
   // plain: stored by the joiner before its CAS set JOIN_PARENT, which the load above saw
@@ -97,6 +98,7 @@ export function finishSlot(m: Mem, p: number, g: number, from: number, tag: numb
  *  the guard dropped and g readied when that was the last release. 1 when g was readied. The
  *  joining M, holding P p (p < 0: the P-less forms). */
 export function joinTasks(m: Mem, p: number, g: number, fn: number, n: number, c0: number, c1: number, c2: number, c3: number): number {
+  if (p >= 0) opCall(m, p);
   const w = gWord(m, g); // before reading m.i32: gWord may replace the views
   const i32 = m.i32;
   // plain: g is the joiner's until the first link publishes these (joinLink's CAS)

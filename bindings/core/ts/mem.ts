@@ -13,7 +13,7 @@
 
 import {
   HEADER, H_BRK, H_FLAGS, H_GCAP, H_GMAX, H_MBASE, H_MEMBYTES, H_NCOPRIMES, H_NPROCS,
-  H_STEAL_THRESHOLD, M_SIZE, P_COUNTERS, P_SIZE, PS, S_COUNTERS,
+  H_STEAL_THRESHOLD, M_SIZE, OP_CALLS, OP_CAS, OP_CAS_FAILS, P_COUNTERS, P_OPS, P_SIZE, PS, S_COUNTERS, S_NMSPINNING_MAX,
 } from '../../../assembly/shared/layout.js';
 
 // Header words (i32 indexes). Written by init() before any other thread attaches, then
@@ -34,6 +34,11 @@ export const SC_F = S_COUNTERS >> 3;
 const P_BASE_W = PS >> 2;
 const P_WORDS = P_SIZE >> 2;
 const P_COUNTERS_F = (PS + P_COUNTERS) >> 3;
+const P_OPS_F = (PS + P_OPS) >> 3;
+const CALLS = OP_CALLS >> 3;
+const CAS = OP_CAS >> 3;
+const CAS_FAILS = OP_CAS_FAILS >> 3;
+const SPINNING_MAX_W = S_NMSPINNING_MAX >> 2;
 const P_F64S = P_SIZE >> 3;
 const P_F64_BASE = PS >> 3;
 const M_WORDS = M_SIZE >> 2;
@@ -100,6 +105,32 @@ export function pF64(p: number): number {
 /** f64 index of P p's first owner counter (add `PC_* >> 3`). Any thread. */
 export function pCounters(p: number): number {
   return P_COUNTERS_F + p * P_F64S;
+}
+
+/** f64 index of P p's operation counters (add `OP_* >> 3`; DESIGN.md "Scaling"). Any thread. */
+export function pOps(p: number): number {
+  return P_OPS_F + p * P_F64S;
+}
+
+/** Counts one compare-and-swap (or runnext exchange) on a queue word by the owner of P p, and
+ *  its failure (OP_CAS, OP_CAS_FAILS: DESIGN.md "Scaling"). Returns `ok`. The owner of p only. */
+export function casCount(m: Mem, p: number, ok: boolean): boolean {
+  const o = pOps(p);
+  m.f64[o + CAS] += 1; // plain: owner counters
+  if (!ok) m.f64[o + CAS_FAILS] += 1;
+  return ok;
+}
+
+/** Counts one core call by the M holding P p (OP_CALLS: DESIGN.md "Scaling"). The owner of p only. */
+export function opCall(m: Mem, p: number): void {
+  m.f64[pOps(p) + CALLS] += 1; // plain: owner counter
+}
+
+/** Raises the nmspinning gauge (S_NMSPINNING_MAX) to n, the count just after an increment.
+ *  Plain load and store: two racing raises may leave it one low, which a gauge tolerates. Any
+ *  thread. */
+export function spinningSeen(m: Mem, n: number): void {
+  if (n > m.i32[SPINNING_MAX_W]) m.i32[SPINNING_MAX_W] = n; // plain: a gauge (see above)
 }
 
 /** i32 index of M mi's block. Any thread. */

@@ -8,7 +8,7 @@ import {
 } from '../../../assembly/shared/layout.js';
 import { mPutLocked, mRemove, pidleGet, pidleRemove } from './idle.js';
 import { schedLock, schedUnlock } from './lock.js';
-import { mWord, nprocs, pCounters, pWord, type Mem } from './mem.js';
+import { mWord, nprocs, pCounters, pWord, spinningSeen, type Mem } from './mem.js';
 
 const PNOM_W = S_RT_PNOM >> 2;
 const NPNOM_W = S_RT_NPNOM >> 2;
@@ -70,7 +70,7 @@ export function mStart(m: Mem, mi: number): number {
   const mw = mWord(m, mi);
   Atomics.store(i32, mw + NEXTP, p + 1); // pairs with the load in acquireP
   Atomics.store(i32, mw + SPINNING, 1); // pairs with the spinning loads in findRunnable/stopM
-  Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning load/CAS in wakep
+  spinningSeen(m, Atomics.add(i32, NMSPINNING_W, 1) + 1); // pairs with the nmspinning load/CAS in wakep
   Atomics.store(i32, pWord(p) + P_M_W, mi + 1); // pairs with the runtime's loads
   m.f64[pCounters(p) + WAKEUPS] += 1; // under sched.lock: p has no owner yet
   schedUnlock(m);

@@ -7,7 +7,7 @@
 import { NONE, P_LINK, S_NMIDLE, S_NPIDLE, S_RT_NPDEAD, S_RT_PDEAD, S_RT_SHRINK } from '../../../assembly/shared/layout.js';
 import { pidlePut, pidleRemove } from './idle.js';
 import { schedLock, schedUnlock } from './lock.js';
-import { pWord, type Mem } from './mem.js';
+import { opCall, pWord, type Mem } from './mem.js';
 import { pnomGet, pnomPut } from './mlife.js';
 import { pRelease } from './sysmon.js';
 
@@ -75,6 +75,7 @@ export function procresize(m: Mem, target: number, total: number): number {
  *  NONE (mi keeps p). M mi holding P p only, between two Gs. */
 export function pStop(m: Mem, p: number, mi: number): number {
   const i32 = m.i32;
+  opCall(m, p);
   schedLock(m);
   const k = Atomics.load(i32, SHRINK_W); // pairs with procresize's stores
   if (k <= 0) {

@@ -12,11 +12,11 @@
 import {
   P_HEAD, P_RUNNEXT, P_RUNNING, P_RUNQ, P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, P_STEAL_VICTIM, P_STEAL_N,
   P_TAIL, PC_OVERFLOWS, PC_STEAL_OPS, PC_STOLEN, RUNQ_HALF, RUNQ_MASK, RUNQ_SIZE, S_DUMMY, P_M,
-  MR_TRACE_BUF,
+  MR_TRACE_BUF, OP_STEAL_TRIES,
 } from '../../../assembly/shared/layout.js';
 import { globrunqPutBatch } from './globrunq.js';
 import { gSetLink } from './gtable.js';
-import { mWord, pCounters, pWord, type Mem } from './mem.js';
+import { casCount, mWord, pCounters, pOps, pWord, type Mem } from './mem.js';
 import { traceOverflow } from './trace.js';
 
 const TAIL = P_TAIL >> 2;
@@ -31,6 +31,7 @@ const STEAL_FROM_OPS = P_STEAL_FROM_OPS >> 2;
 const OVERFLOWS = PC_OVERFLOWS >> 3;
 const STEAL_OPS = PC_STEAL_OPS >> 3;
 const STOLEN = PC_STOLEN >> 3;
+const STEAL_TRIES = OP_STEAL_TRIES >> 3;
 const S_DUMMY_W = S_DUMMY >> 2;
 const BACKOFF_MS = 0.003; // Go's usleep(3) in runqgrab
 const P_M_W = P_M >> 2;
@@ -44,6 +45,7 @@ export function runqPut(m: Mem, p: number, g: number, next: number): void {
   if (next !== 0) {
     // Swap runnext to g (DESIGN's CAS loop on the old value, as one exchange).
     g = Atomics.exchange(i32, w + NEXT, g); // pairs with the runnext CAS in runqGet/runqGrab
+    casCount(m, p, true); // counted as the Wasm core's CAS loop (never fails here)
     if (g === 0) return;
   }
   for (;;) {
@@ -64,7 +66,7 @@ export function runqPut(m: Mem, p: number, g: number, next: number): void {
 export function runqPutSlow(m: Mem, p: number, g: number, h: number): boolean {
   const i32 = m.i32;
   const w = pWord(p);
-  if (Atomics.compareExchange(i32, w + HEAD, h, (h + RUNQ_HALF) | 0) !== h) return false; // pairs with the head CAS of consumers
+  if (!casCount(m, p, Atomics.compareExchange(i32, w + HEAD, h, (h + RUNQ_HALF) | 0) === h)) return false; // pairs with the head CAS of consumers
   // The claimed slots still hold what a consumer would have seen: only the owner (this thread)
   // writes the ring, so linking them after the CAS is the same as copying them before it, and
   // no G's schedlink is written unless it is really ours.
@@ -94,7 +96,7 @@ export function runqGet(m: Mem, p: number): number {
   const w = pWord(p);
   const n = Atomics.load(i32, w + NEXT); // pairs with the runnext CAS in runqGrab
   // No retry: a failed CAS only means a thief took it.
-  if (n !== 0 && Atomics.compareExchange(i32, w + NEXT, n, 0) === n) { // pairs with the runnext CAS in runqGrab
+  if (n !== 0 && casCount(m, p, Atomics.compareExchange(i32, w + NEXT, n, 0) === n)) { // pairs with the runnext CAS in runqGrab
     m.inherit = 1;
     return n;
   }
@@ -105,7 +107,7 @@ export function runqGet(m: Mem, p: number): number {
     if (t === h) return 0;
     const g = i32[w + RING + (h & RUNQ_MASK)]; // plain: owner-written slot, claimed by the CAS
     const was = Atomics.compareExchange(i32, w + HEAD, h, (h + 1) | 0); // pairs with the head CAS in runqGrab
-    if (was === h) return g;
+    if (casCount(m, p, was === h)) return g;
     h = was; // a thief moved head: retry from where it left it
   }
 }
@@ -141,7 +143,7 @@ export function runqGrab(m: Mem, p: number, victim: number, stealRunNext: number
       if (next === 0) return 0;
       // The victim probably just readied it and is about to run it: give it 3 us.
       if (Atomics.load(i32, vw + STATUS) === P_RUNNING) backoff(m); // pairs with the status stores in sched
-      if (Atomics.compareExchange(i32, vw + NEXT, next, 0) !== next) continue; // pairs with runqPut/runqGet
+      if (!casCount(m, p, Atomics.compareExchange(i32, vw + NEXT, next, 0) === next)) continue; // pairs with runqPut/runqGet
       i32[tw + RING + (t0 & RUNQ_MASK)] = next; // plain: published by runqSteal's tail store
       return 1;
     }
@@ -151,7 +153,7 @@ export function runqGrab(m: Mem, p: number, victim: number, stealRunNext: number
       // own slots published by runqSteal's tail store (garbage until then)
       i32[tw + RING + ((t0 + i) & RUNQ_MASK)] = i32[vw + RING + ((h + i) & RUNQ_MASK)];
     }
-    if (Atomics.compareExchange(i32, vw + HEAD, h, (h + n) | 0) === h) return n; // pairs with the head CAS of other consumers
+    if (casCount(m, p, Atomics.compareExchange(i32, vw + HEAD, h, (h + n) | 0) === h)) return n; // pairs with the head CAS of other consumers
   }
 }
 
@@ -160,6 +162,7 @@ export function runqGrab(m: Mem, p: number, victim: number, stealRunNext: number
 export function runqSteal(m: Mem, p: number, victim: number, stealRunNext: number): number {
   const i32 = m.i32;
   const tw = pWord(p);
+  m.f64[pOps(p) + STEAL_TRIES] += 1; // plain: owner counter
   const t = i32[tw + TAIL]; // plain: the thief owns its own tail
   const stolen = runqGrab(m, p, victim, stealRunNext);
   if (stolen === 0) return 0;

@@ -11,6 +11,7 @@ import {
   PC_GLOBAL_HITS, PC_HIGH_HITS, PC_HIGH_THROTTLES, PC_LOCAL_HITS, PC_LOW_HITS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
   PC_SPINS, PC_STEAL_MISSES, PC_WAKEUPS, P_RUNNEXT, PRIO_HIGH, PRIO_LOW, PRIO_MASK, PRIO_NORMAL,
   S_NEEDSPINNING, S_NMSPINNING, S_NPIDLE, S_PIDLE, S_RUNQ_SIZE, MR_TRACE_BUF, STOP_RETRY, STOP_SLEEP,
+  OP_CALLS, OP_PROBES, OP_RETRIES, P_PARK_PROBES,
 } from '../../../assembly/shared/layout.js';
 import { budgetFree, budgetOpen, budgetSpent } from './budget.js';
 import { classqGet, classqPopLocked, classqPut, classqSize } from './classq.js';
@@ -18,10 +19,10 @@ import { globrunqDetach, globrunqPut } from './globrunq.js';
 import { globrunqGet, globrunqRequeue } from './globrunqget.js';
 import { gSetStatus, gWord } from './gtable.js';
 import {
-  mGet, mIdleAny, mPutLocked, mRemove, pidleAny, pidleGet, pidlePut,
+  mGet, mIdleAny, mPutLocked, mRemove, npBusy, pidleAny, pidleGet, pidlePut,
 } from './idle.js';
 import { schedLock, schedUnlock } from './lock.js';
-import { flags, mWord, nprocs, pCounters, pWord, type Mem } from './mem.js';
+import { flags, mWord, nprocs, pCounters, pOps, pWord, spinningSeen, type Mem } from './mem.js';
 import { runqEmpty, runqGet, runqLen, runqPut } from './runq.js';
 import { stealThreshold, stealWork } from './steal.js';
 import { traceSpawn, traceStart, traceSteal } from './trace.js';
@@ -54,6 +55,10 @@ const SPINS = PC_SPINS >> 3;
 const STEAL_MISSES = PC_STEAL_MISSES >> 3;
 const PARKS = PC_PARKS >> 3;
 const WAKEUPS = PC_WAKEUPS >> 3;
+const CALLS = OP_CALLS >> 3;
+const PROBES = OP_PROBES >> 3;
+const RETRIES = OP_RETRIES >> 3;
+const PARK_PROBES_W = P_PARK_PROBES >> 2;
 
 /** Wakes an idle M with an idle P if nobody spins: at most one wake-up in flight, the woken M
  *  already counted spinning. Any thread; takes sched.lock. */
@@ -61,6 +66,7 @@ export function wakep(m: Mem): void {
   const i32 = m.i32;
   if (Atomics.load(i32, NMSPINNING_W) !== 0) return; // pairs with the nmspinning RMWs
   if (Atomics.compareExchange(i32, NMSPINNING_W, 0, 1) !== 0) return; // pairs with the nmspinning RMWs
+  spinningSeen(m, 1);
   schedLock(m);
   // An idle P needs an idle M to run it (they go idle together in stopM; only before the
   // runtime's Ms have started can a P be idle alone): without both, nobody can be woken.
@@ -131,7 +137,7 @@ export function execute(m: Mem, p: number, mi: number, g: number, newSlice: bool
     // sight (a task that arrives later wakes one itself: nmspinning is 0 from here).
     Atomics.store(i32, mw + SPINNING, 0); // this M's own flag
     Atomics.sub(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
-    if (workVisible(m)) wakep(m);
+    if (workVisible(m, p, true)) wakep(m);
   }
   return g;
 }
@@ -147,6 +153,7 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
   const w = pWord(p);
   const c = pCounters(p);
   const f64 = m.f64;
+  f64[pOps(p) + CALLS] += 1; // plain: owner counter
   let throttled = false;
   if (classqSize(m, PRIO_HIGH) > 0) { // the normal path's one extra load
     if (!budgetSpent(m, p)) {
@@ -204,11 +211,12 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
   let spinning = Atomics.load(i32, mw + SPINNING) !== 0; // pairs with the spinning stores in wakep/stopM
   if (!spinning) {
     const nmspinning = Atomics.load(i32, NMSPINNING_W); // pairs with the nmspinning RMWs
-    const busy = nprocs(m) - Atomics.load(i32, NPIDLE_W); // pairs with the npidle RMWs
-    if (2 * nmspinning < busy) { // at most half as many spinners as busy Ps
+    // Go's spin limit: at most half as many spinners as Ps held by an M (not idle, reserved,
+    // without an M or out of service: none of those has a queue to steal from).
+    if (2 * nmspinning < npBusy(m)) {
       // becomeSpinning
       Atomics.store(i32, mw + SPINNING, 1); // this M's own flag
-      Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
+      spinningSeen(m, Atomics.add(i32, NMSPINNING_W, 1) + 1); // pairs with the nmspinning loads in wakep/ready
       Atomics.store(i32, NEEDSPINNING_W, 0); // pairs with the needspinning store in wakep
       f64[c + SPINS] += 1; // plain: owner counter
       spinning = true;
@@ -245,24 +253,27 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
 /** Is there work an M without a P should come back for: a non-empty global or class queue, or
  *  a P not idle with work a spinner would steal (stealWork's last pass: ring and runnext, at
  *  least the steal threshold; any fork deque G)? Less is its owner's to run: coming back for it would loop
- *  findRunnable -> stopM -> Retry for as long as the owner runs its current G. Any thread. */
-function workVisible(m: Mem): boolean {
+ *  findRunnable -> stopM -> Retry for as long as the owner runs its current G. The Ps it looked
+ *  at are counted on P p: as its owner's OP_PROBES (`owner`), else in P_PARK_PROBES (stopM's
+ *  recheck: p was just given up). Any thread. */
+function workVisible(m: Mem, p: number, owner: boolean): boolean {
   const i32 = m.i32;
   if (Atomics.load(i32, RUNQ_SIZE_W) > 0) return true; // pairs with the size stores under sched.lock
   if (classqSize(m, PRIO_HIGH) > 0 || classqSize(m, PRIO_LOW) > 0) return true;
   const np = nprocs(m);
   const thr = stealThreshold(m);
-  for (let v = 0; v < np; v++) {
+  let found = false;
+  let v = 0;
+  for (; v < np && !found; v++) {
     const w = pWord(v);
     if (Atomics.load(i32, w + P_STATUS_W) === P_IDLE) continue; // pairs with the status stores
-    if (forkLen(m, v) !== 0) return true; // a fork is stolen whatever the threshold
-    if (thr <= 1) {
-      if (runqEmpty(m, v) === 0) return true;
-    } else if (runqLen(m, v) + (Atomics.load(i32, w + P_RUNNEXT_W) !== 0 ? 1 : 0) >= thr) { // pairs with the runnext exchange/CAS
-      return true;
-    }
+    if (forkLen(m, v) !== 0) found = true; // a fork is stolen whatever the threshold
+    else if (thr <= 1) found = runqEmpty(m, v) === 0;
+    else found = runqLen(m, v) + (Atomics.load(i32, w + P_RUNNEXT_W) !== 0 ? 1 : 0) >= thr; // pairs with the runnext exchange/CAS
   }
-  return false;
+  if (owner) m.f64[pOps(p) + PROBES] += v; // plain: owner counter
+  else Atomics.add(i32, pWord(p) + PARK_PROBES_W, v); // p has no owner now: pairs with the stats' load
+  return found;
 }
 
 /** Go's stopm after findRunnable found nothing: under sched.lock take global work if any, else
@@ -272,6 +283,7 @@ function workVisible(m: Mem): boolean {
  *  STOP_SLEEP (sleep on M_PARK, then acquireP). M mi holding P p only. */
 export function stopM(m: Mem, p: number, mi: number): number {
   const i32 = m.i32;
+  m.f64[pOps(p) + CALLS] += 1; // plain: owner counter
   schedLock(m);
   if (i32[RUNQ_SIZE_W] > 0) { // plain: under sched.lock
     const g = globrunqDetach(m, 0);
@@ -311,7 +323,7 @@ export function stopM(m: Mem, p: number, mi: number): number {
   // The StoreLoad point: the decrement comes before the recheck (pairs with the nmspinning
   // load in ready after it enqueued).
   Atomics.sub(i32, NMSPINNING_W, 1);
-  if (!workVisible(m)) return STOP_SLEEP;
+  if (!workVisible(m, p, false)) return STOP_SLEEP;
   schedLock(m);
   // wakep (M_NEXTP set) or mTake (reserved by the runtime) may have taken m off the idle list
   // since the unlock: then m is theirs, and only an m still on the list retries.
@@ -319,8 +331,9 @@ export function stopM(m: Mem, p: number, mi: number): number {
     const p2 = pidleGet(m);
     Atomics.store(i32, mw + NEXTP, p2 + 1); // read by acquireP on this thread
     Atomics.store(i32, mw + SPINNING, 1); // this M's own flag
-    Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
+    spinningSeen(m, Atomics.add(i32, NMSPINNING_W, 1) + 1); // pairs with the nmspinning loads in wakep/ready
     m.f64[pCounters(p2) + WAKEUPS] += 1; // plain: p2 is idle, under sched.lock
+    m.f64[pOps(p2) + RETRIES] += 1; // as above
     schedUnlock(m);
     return STOP_RETRY;
   }
@@ -358,5 +371,6 @@ export function acquireP(m: Mem, mi: number): number {
   Atomics.store(i32, w + P_STATUS_W, P_RUNNING); // pairs with the status loads of thieves
   Atomics.store(i32, w + P_M_W, mi + 1); // read by schedtrace
   budgetOpen(m, next - 1); // mi has not been timing the P's Gs (DESIGN.md "High work's budget")
+  m.f64[pOps(next - 1) + CALLS] += 1; // plain: the P is mi's from here
   return next - 1;
 }

@@ -4,7 +4,7 @@
 import { G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_PARENT, G_PRIO, PARENT_SPAWNER, TAG_NUMBER } from '../../../assembly/shared/layout.js';
 import { gfGet } from './gfree.js';
 import { gWord } from './gtable.js';
-import type { Mem } from './mem.js';
+import { opCall, type Mem } from './mem.js';
 import { newproc } from './sched.js';
 
 const FN = G_FN >> 2;
@@ -25,6 +25,7 @@ const NUMBER_TAGS_HI = [0, 0, 0, 0, 0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBE
  *  G table is full (nothing changed). M mi holding P p only. */
 export function spawnNew(m: Mem, p: number, mi: number, fn: number, argc: number, x0: number, x1: number, x2: number,
   x3: number, x4: number, x5: number, x6: number, prio: number, parent: number): number {
+  opCall(m, p);
   const g = gfGet(m, p);
   if (g === 0) return 0;
   const w = gWord(m, g); // before reading m.i32: gWord may replace the views

@@ -3,9 +3,10 @@
 
 import {
   COPRIMES, FLAG_ORDER_MASK, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT, ORDER_RANDOM, P_HINT, P_IDLE,
-  P_RAND, P_RUNNEXT, P_STATUS, S_NMSPINNING, S_NPIDLE, STEAL_TRIES,
+  P_RAND, P_RUNNEXT, P_STATUS, S_NMSPINNING, S_NPIDLE, STEAL_TRIES, OP_PROBES,
 } from '../../../assembly/shared/layout.js';
-import { flags, H_STEAL_THRESHOLD_W, ncoprimes, nprocs, pWord, type Mem } from './mem.js';
+import { flags, H_STEAL_THRESHOLD_W, ncoprimes, nprocs, pOps, pWord, type Mem } from './mem.js';
+import { npBusy } from './idle.js';
 import { runqLen, runqSteal } from './runq.js';
 import { forkLen, forkSteal } from './forkq.js';
 
@@ -16,6 +17,7 @@ const RAND = P_RAND >> 2;
 const NEXT = P_RUNNEXT >> 2;
 const NPIDLE_W = S_NPIDLE >> 2;
 const NMSPINNING_W = S_NMSPINNING >> 2;
+const PROBES = OP_PROBES >> 3;
 const THRESHOLD_MAX = 32; // a victim this loaded is always worth a CAS
 
 /** Marsaglia's xorshift32 step on a u32 (kept as its int32 bit pattern). Any thread. */
@@ -69,11 +71,11 @@ export function stealThreshold(m: Mem): number {
   if ((flags(m) & FLAG_THRESHOLD_LOAD) === 0) return floor;
   const np = nprocs(m);
   const npidle = Atomics.load(i32, NPIDLE_W); // pairs with the npidle updates under sched.lock
+  const busy = npBusy(m);
   let total = 0;
   for (let v = 0; v < np; v++) {
     if (Atomics.load(i32, pWord(v) + STATUS) !== P_IDLE) total += runqLen(m, v); // pairs with the status stores in sched
   }
-  const busy = np - npidle;
   const avg = (total / (busy > 1 ? busy : 1)) >>> 0;
   let t = avg >>> 2;
   const nmspinning = Atomics.load(i32, NMSPINNING_W); // pairs with the nmspinning RMWs in sched
@@ -84,7 +86,7 @@ export function stealThreshold(m: Mem): number {
 
 /** Go's stealWork: STEAL_TRIES passes over the other Ps in the configured order (the victim
  *  hint first when enabled), half a ring or else one G of a fork deque, runnext only on the
- *  last pass; returns a stolen G or 0.
+ *  last pass; returns a stolen G or 0. Each victim looked at is a probe (OP_PROBES).
  *  Owner P only. */
 export function stealWork(m: Mem, p: number): number {
   const i32 = m.i32;
@@ -92,15 +94,20 @@ export function stealWork(m: Mem, p: number): number {
   const np = nprocs(m);
   const fl = flags(m);
   const thr = stealThreshold(m);
-  for (let i = 0; i < STEAL_TRIES; i++) {
+  let probes = 0;
+  let g = 0;
+  for (let i = 0; i < STEAL_TRIES && g === 0; i++) {
     const last = i === STEAL_TRIES - 1 ? 1 : 0;
     if (i === 0 && (fl & FLAG_VICTIM_HINT) !== 0) {
       const hint = i32[w + HINT]; // plain: owner only
       if (hint !== 0) {
         const v = hint - 1;
-        if (v !== p && runqLen(m, v) >= thr) {
-          const g = runqSteal(m, p, v, 0);
-          if (g !== 0) return g;
+        if (v !== p) {
+          probes++;
+          if (runqLen(m, v) >= thr) {
+            g = runqSteal(m, p, v, 0);
+            if (g !== 0) break;
+          }
         }
         i32[w + HINT] = 0; // a miss clears the hint (plain: owner only)
       }
@@ -119,24 +126,26 @@ export function stealWork(m: Mem, p: number): number {
     }
     for (let k = 0; k < np; k++, pos = (pos + inc) % np) {
       if (pos === p) continue;
+      probes++;
       const vw = pWord(pos);
       if (Atomics.load(i32, vw + STATUS) === P_IDLE) continue; // pairs with the status stores in sched
       let load = runqLen(m, pos);
       if (last !== 0 && Atomics.load(i32, vw + NEXT) !== 0) load++; // pairs with the runnext exchange/CAS
       if (load >= thr) {
-        const g = runqSteal(m, p, pos, last);
+        g = runqSteal(m, p, pos, last);
         if (g !== 0) {
           i32[w + HINT] = pos + 1; // plain: owner only
-          return g;
+          break;
         }
       }
       // The victim's fork deque, one G (its oldest fork: the biggest piece of a divide and
       // conquer), whatever the threshold (DESIGN.md "Fork-join").
       if (forkLen(m, pos) !== 0) {
-        const g = forkSteal(m, p, pos);
-        if (g !== 0) return g;
+        g = forkSteal(m, p, pos);
+        if (g !== 0) break;
       }
     }
   }
-  return 0;
+  m.f64[pOps(p) + PROBES] += probes; // plain: owner counter
+  return g;
 }

@@ -11,7 +11,7 @@ import { globrunqPutBatch } from './globrunq.js';
 import { gSetLink } from './gtable.js';
 import { mGet, mPutLocked, pidleGet, pidleRemove } from './idle.js';
 import { schedLock, schedUnlock } from './lock.js';
-import { mWord, nprocs, pCounters, pWord, type Mem } from './mem.js';
+import { mWord, nprocs, opCall, pCounters, pWord, spinningSeen, type Mem } from './mem.js';
 import { runqGet } from './runq.js';
 import { wakep } from './sched.js';
 
@@ -79,7 +79,7 @@ export function handoff(m: Mem): number {
   const mw = mWord(m, mm);
   Atomics.store(i32, mw + NEXTP, p + 1); // read by acquireP after the park handshake
   Atomics.store(i32, mw + SPINNING, 1); // counted just below
-  Atomics.add(i32, NMSPINNING_W, 1); // pairs with the nmspinning loads in wakep/ready
+  spinningSeen(m, Atomics.add(i32, NMSPINNING_W, 1) + 1); // pairs with the nmspinning loads in wakep/ready
   Atomics.store(i32, w + P_M_W, mm + 1); // read by schedtrace
   m.f64[pCounters(p) + WAKEUPS] += 1; // plain: p has no owner yet, under sched.lock
   i32[HANDOFFS_W] += 1; // plain: under sched.lock
@@ -95,6 +95,7 @@ export function handoff(m: Mem): number {
  *  after stopM. Wakes an M if the moved Gs need one. Returns how many Gs moved. M mi holding P
  *  p only, between two Gs. */
 export function pGiveBack(m: Mem, p: number, mi: number): number {
+  opCall(m, p);
   return pRelease(m, p, mi, S_RT_PRESERVE, S_RT_NPRESERVE, S_RT_RETIRES);
 }
 

@@ -38,7 +38,7 @@ const TRANSCRIBED = {
   'fork.ts': [ // waitStolen, workInSight
     'if (gs.joinWord(a) & JOIN_DONE) break;',
     'const thief = Atomics.load(i32, (a + G_INDEX) >>> 2) - 1;',
-    'const g = h.core.forkHelp(h.p, h.mid, thief, depth < HELP_MAX_DEPTH ? 1 : 0);',
+    'const g = h.core.forkHelp(h.p, h.mid, thief, depth < HELP_MAX_DEPTH && idle % HELP_SCAN_EVERY === 0 ? 1 : 0);',
     'forkSleep(i32, a, () => this.workInSight(thief));',
     'if (h.depth >= HELP_MAX_DEPTH) return thief >= 0 && thief !== h.p && core.forkLen(thief) !== 0;',
     'if (core.runqEmpty(h.p) === 0) return true;',
@@ -90,7 +90,7 @@ export const bugs = [
     name: 'forkq-steal-plain-top', // a thief advances top by a plain store instead of a CAS
     edits: [{
       file: 'forkq.ts',
-      from: 'if (Atomics.compareExchange(i32, w + TOP, t, (t + 1) | 0) !== t) return 0; // pairs with the top CAS of other takers',
+      from: 'if (!casCount(m, p, Atomics.compareExchange(i32, w + TOP, t, (t + 1) | 0) === t)) return 0; // pairs with the top CAS of other takers',
       to: 'i32[w + TOP] = (t + 1) | 0;',
     }],
   },
@@ -216,7 +216,7 @@ function leftover(w, p) {
   const { T } = w;
   const m = w.mem();
   const out = [];
-  for (let g = w.runDirect(T.forkq.forkqSteal(m, p)); g !== 0; g = w.runDirect(T.forkq.forkqSteal(m, p))) out.push(g);
+  for (let g = w.runDirect(T.forkq.forkqSteal(m, p, p)); g !== 0; g = w.runDirect(T.forkq.forkqSteal(m, p, p))) out.push(g);
   return out;
 }
 
@@ -436,7 +436,7 @@ export async function scenarios(variant, edits) {
     sleep('fork sleep: joiner vs new forks', w2, 2, { forks: {} }, (r, w, g) => {
       const { T, L } = w;
       const m = w.mem();
-      const c = w.runDirect(T.forkq.forkqSteal(m, 0)); // taken off P0 by P1's M ...
+      const c = w.runDirect(T.forkq.forkqSteal(m, 0, 1)); // taken off P0 by P1's M ...
       w.runDirect(T.gtable.gSetStatus(m, c, L.G_RUNNABLE, L.G_RUNNING)); // ... which runs it
       w.view()[(w.runDirect(T.gtable.gAddr(m, c)) + L.G_INDEX) >> 2] = 2;
       g.ran.push(c);
@@ -458,7 +458,7 @@ export async function scenarios(variant, edits) {
     sleep('fork sleep: a deep joiner vs the thief\'s forks and an unrelated one', w3, 3, { forks: {} }, (r, w, g) => {
       const { T, L } = w;
       const m = w.mem();
-      const c = w.runDirect(T.forkq.forkqSteal(m, 0));
+      const c = w.runDirect(T.forkq.forkqSteal(m, 0, 1));
       w.runDirect(T.gtable.gSetStatus(m, c, L.G_RUNNABLE, L.G_RUNNING));
       w.view()[(w.runDirect(T.gtable.gAddr(m, c)) + L.G_INDEX) >> 2] = 2;
       g.ran.push(c);

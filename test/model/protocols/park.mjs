@@ -1,10 +1,35 @@
 // park: ready / wakep / findRunnable / stopM / acquireP and the park word (docs/DESIGN.md
-// "Spin, then park"). Ms run the runtime's loop (find a G, run it, else stopM, then sleep on
-// the park word until PARK_P) with a wait that never times out, so a lost wake-up leaves a G
-// queued with every M asleep. Every G runs exactly once; nmspinning stays within [0, Ms + 1] and
-// ends at 0 with no M flagged spinning; every P ends idle. Test code only.
+// "Spin, then park", "The park word"). Ms run the runtime's loop (find a G, run it, else stopM,
+// then sleep on the park word until PARK_P) with a wait that never times out, so a lost wake-up
+// leaves a G queued with every M asleep. The sleep is the Parker's ladder written out below: a
+// swap of the park word before every rung, one poll rung (standing for spinLimit + yieldLimit)
+// taken only while parkSpin (bindings/runtime/parkspin.ts, compiled as it runs) finds a CPU free
+// for it, then the deep wait, off the rungs first. Every G runs exactly once; nmspinning stays
+// within [0, Ms + 1] and ends at 0 with no M flagged spinning; every P ends idle; the Ms on the
+// rungs (S_RT_NPARKSPIN) stay within [0, Ms] and end at 0 with no M marked on them. Test code
+// only.
 
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { exactlyOnce, world } from '../common.mjs';
+
+/** The Parker lines (bindings/runtime/park.ts) the M loop below writes out, in order: when one
+ *  changes, the model stops (update the loop with it) instead of checking what the runtime no
+ *  longer does. */
+const TRANSCRIBED = [
+  'parkSpinLeave(this.m.views.i32, this.mw); // every way out counts this M off the rungs (idempotent)',
+  'const x = parkSwap(i32, w);',
+  'if (!this.deep && k < this.spinLimit + this.yieldLimit && parkSpin(i32, this.mw, this.ncpu)) return true;',
+  'this.deep = true;',
+  'parkSpinLeave(i32, this.mw); // off the rungs before the deep wait',
+];
+{
+  const src = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bindings/runtime/park.ts'), 'utf8');
+  for (const line of TRANSCRIBED) {
+    if (!src.includes(line)) throw new Error(`park model: bindings/runtime/park.ts no longer has the line the model writes out: ${line}`);
+  }
+}
 
 export const protocol = 'park';
 
@@ -30,9 +55,23 @@ export const bugs = [
     edits: [{
       file: 'sched.ts',
       from: `  Atomics.sub(i32, NMSPINNING_W, 1);
-  if (!workVisible(m)) return STOP_SLEEP;`,
-      to: `  if (!workVisible(m)) { Atomics.sub(i32, NMSPINNING_W, 1); return STOP_SLEEP; }
+  if (!workVisible(m, p, false)) return STOP_SLEEP;`,
+      to: `  if (!workVisible(m, p, false)) { Atomics.sub(i32, NMSPINNING_W, 1); return STOP_SLEEP; }
   Atomics.sub(i32, NMSPINNING_W, 1);`,
+    }],
+  },
+  {
+    name: 'parkspin-leave-unmarked', // leaving the rungs without checking that this M was on them
+    edits: [{ file: 'parkspin.ts', from: '  if (i32[mw + FLAG] === 0) return; // plain: this M\'s own word\n', to: '' }],
+  },
+  {
+    name: 'parkspin-refusal-keeps-count', // a refused M stays counted on the rungs
+    edits: [{
+      file: 'parkspin.ts',
+      from: `  i32[mw + FLAG] = 0; // plain: this M's own word
+  Atomics.sub(i32, NPARKSPIN_W, 1); // pairs with the other Ms' adds in parkSpin
+  return false;`,
+      to: `  return false;`,
     }],
   },
 ];
@@ -41,10 +80,13 @@ const SLEEP = 0; // STOP_SLEEP (the layout's)
 const RETRY = -1; // STOP_RETRY
 
 export async function scenarios(variant, edits) {
-  const make = (name, w, nms, plan, opts) => ({
-    name, world: w, opts,
+  const make = (name, w, nms, plan, opts, mustReach) => ({
+    name, world: w, opts, mustReach, reached: new Set(),
     setup(w) {
+      const reached = this.reached;
       const { T, L } = w;
+      const P = T.parkspin;
+      const ncpu = plan.ncpu ?? 2; // CPUs for parkSpin: with 2, a poll rung waits for a P or an M to free one
       const ran = [];
       const setupM = w.mem();
       const held = plan.held ?? []; // [p, mi]: P p starts held by M mi (-1: an M not modelled, running a long G)
@@ -60,14 +102,24 @@ export async function scenarios(variant, edits) {
       for (const kids of Object.values(plan.spawn ?? {})) for (const g of kids) all.add(g);
       const mLoop = (mi) => (function* () {
         const m = w.mem();
-        const park = (yield* T.mem.mWord(m, mi)) + (L.M_PARK >> 2);
+        const mw = yield* T.mem.mWord(m, mi);
+        const park = mw + (L.M_PARK >> 2);
         let p = heldBy.has(mi) ? heldBy.get(mi) : -1;
         for (;;) {
-          while (p < 0) { // the park ladder's last rung: swap the word, act on PARK_P, else wait
+          // The Parker's sleep: swap the word and act on PARK_P before every rung; one poll
+          // rung while a CPU is free for it (parkSpin), then, off the rungs, the deep wait.
+          let deep = false;
+          let k = 0;
+          while (p < 0) {
             const x = yield ['exchange', m.i32, park, 0];
-            if ((x & L.PARK_P) !== 0) p = yield* T.sched.acquireP(m, mi);
-            else yield ['wait', m.i32, park, 0];
+            if ((x & L.PARK_P) !== 0) { p = yield* T.sched.acquireP(m, mi); break; }
+            if (!deep && k < 1 && (yield* P.parkSpin(m.i32, mw, ncpu))) { k++; reached.add('an M polled'); continue; }
+            if (!deep && k < 1) reached.add('an M went deep with the CPUs taken');
+            deep = true;
+            yield* P.parkSpinLeave(m.i32, mw);
+            yield ['wait', m.i32, park, 0];
           }
+          yield* P.parkSpinLeave(m.i32, mw); // sleep()'s way out
           for (;;) {
             let g = yield* T.sched.findRunnable(m, p, mi);
             if (g === 0) {
@@ -91,21 +143,26 @@ export async function scenarios(variant, edits) {
       for (let mi = 0; mi < nms; mi++) if (mi !== from) threads.push(mLoop(mi));
       const i32 = () => w.view();
       const NMSPINNING = L.S_NMSPINNING >> 2;
+      const NPARKSPIN = L.S_RT_NPARKSPIN >> 2;
       return {
         threads,
         check() {
           const n = i32()[NMSPINNING];
-          return n < 0 || n > nms + 1 ? `nmspinning = ${n} with ${nms} Ms` : ''; // + 1: a wakep's CAS before it undoes
+          if (n < 0 || n > nms + 1) return `nmspinning = ${n} with ${nms} Ms`; // + 1: a wakep's CAS before it undoes
+          const r = i32()[NPARKSPIN];
+          return r < 0 || r > nms ? `S_RT_NPARKSPIN = ${r} with ${nms} Ms` : '';
         },
         final() {
           const v = i32();
           const once = exactlyOnce(ran, [...all].filter((g) => !(plan.left ?? []).includes(g)));
           if (once) return `${once}: a lost wake-up (every M asleep)`;
           if (v[NMSPINNING] !== 0) return `nmspinning stuck at ${v[NMSPINNING]} with every M asleep`;
+          if (v[NPARKSPIN] !== 0) return `S_RT_NPARKSPIN stuck at ${v[NPARKSPIN]} with every M in its deep wait`;
           for (let mi = 0; mi < nms; mi++) {
             if (mi === from) continue;
             const mw = ((v[(L.HEADER + L.H_MBASE) >> 2] + mi * L.M_SIZE) >> 2);
             if (v[mw + (L.M_SPINNING >> 2)] !== 0) return `M${mi} asleep with its spinning flag set`;
+            if (v[mw + (L.MR_PARKSPIN >> 2)] !== 0) return `M${mi} in its deep wait still marked on the rungs`;
           }
           if (v[L.S_NPIDLE >> 2] !== w.nprocs - (plan.busy ?? 0)) return `npidle = ${v[L.S_NPIDLE >> 2]} at the end`;
           return '';
@@ -127,10 +184,10 @@ export async function scenarios(variant, edits) {
     // The main thread submits 2 Gs to the global queue; G1 spawns G3 into its P's runnext,
     // which the other M may steal.
     make('park: submit, spawn, steal, sleep', w2, 2, { submit: [1, 2], spawn: { 1: [3] } },
-      { bound: 1, maxDfs: 2500, random: 600 }),
+      { bound: 1, maxDfs: 2500, random: 600 }, ['an M polled']),
     // Three Ms for two Ps, a steal threshold of 2: Ms left without a P and spinners that may
-    // not steal.
-    make('park: 3 Ms, 2 Ps, threshold 2', w2t, 3, { submit: [1], spawn: { 1: [2, 3] } },
-      { bound: 1, maxDfs: 1500, random: 600 }),
+    // not steal; one CPU, so an M without a P polls only while no P is held.
+    make('park: 3 Ms, 2 Ps, threshold 2, one CPU', w2t, 3, { submit: [1], spawn: { 1: [2, 3] }, ncpu: 1 },
+      { bound: 1, maxDfs: 1500, random: 600 }, ['an M polled', 'an M went deep with the CPUs taken']),
   ];
 }
