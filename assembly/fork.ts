@@ -4,19 +4,17 @@
 // forkq.ts; thieves in findRunnable reach it through stealWork.
 
 import {
-  G_ARG_TAGS, G_ARGC, G_ARGS, G_DEAD, G_FN, G_JOIN, G_PARENT, G_PRIO, G_RUNNABLE, G_RUNNING,
+  G_ARGC, G_DEAD, G_FN, G_JOIN, G_PARENT, G_PRIO, G_RUNNABLE, G_RUNNING,
   G_TOKEN_SHIFT, GF_FORK, MR_CURG, MR_TRACE_BUF, P_FORK_INLINE, P_FORK_PUSHES, PARENT_SPAWNER,
-  PRIO_MASK, S_NMSPINNING, S_NPIDLE, S_RT_FORK_EPOCH, S_RT_FORK_SLEEPERS, TAG_NUMBER,
+  PRIO_MASK, S_NMSPINNING, S_NPIDLE, S_RT_FORK_EPOCH, S_RT_FORK_SLEEPERS,
   P_OPS, OP_CALLS, OP_HELPS, OP_PROBES,
 } from './shared/layout';
 import { counterAdd, mAddr, nprocs, pAddr } from './mem';
-import { gAddr, gSetStatus } from './gtable';
+import { gAddr, gSetNumberArgs, gSetStatus } from './gtable';
 import { gfGet, gfPut } from './gfree';
 
 /** The bits of G_PRIO a fork inherits from its forker: the cancellation token and the class. */
 const FORK_INHERIT: u32 = (<u32>0xffff << G_TOKEN_SHIFT) | PRIO_MASK;
-/** TAG_NUMBER in each of a G's eight argument tag bytes (G_ARG_TAGS). */
-const NUMBER_TAGS: u64 = <u64>TAG_NUMBER * 0x0101010101010101;
 import { forkLen, forkqPop, forkqPush, forkSteal } from './forkq';
 import { runqGetNext, runqGetRing } from './runq';
 import { execute, wakep } from './sched';
@@ -71,14 +69,7 @@ export function forkNew(p: i32, m: i32, spare: u32, fn: u32, argc: u32,
   store<u32>(gp, PARENT_SPAWNER | <u32>m, G_PARENT);
   store<u32>(gp, 0, G_JOIN); // a spare's JOIN_DONE mark goes (a fresh G has 0)
   store<u32>(gp, tree | GF_FORK, G_PRIO);
-  store<u64>(gp, NUMBER_TAGS & ((<u64>1 << (<u64>(argc & 7) << 3)) - 1), G_ARG_TAGS); // little-endian: tag i is byte i
-  store<f64>(gp, x0, G_ARGS);
-  store<f64>(gp, x1, G_ARGS + 8);
-  store<f64>(gp, x2, G_ARGS + 16);
-  store<f64>(gp, x3, G_ARGS + 24);
-  store<f64>(gp, x4, G_ARGS + 32);
-  store<f64>(gp, x5, G_ARGS + 40);
-  store<f64>(gp, x6, G_ARGS + 48);
+  gSetNumberArgs(gp, argc, x0, x1, x2, x3, x4, x5, x6);
   if (forkPush(p, m, g, parent) == 0) return -<i32>g;
   // New work while a joiner may sleep: wake them all (they may help), once: the flag goes back
   // to 0 with the wake-up, so the forks that follow pay one load each. The push above comes

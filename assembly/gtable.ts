@@ -6,8 +6,8 @@
 // valid. Id 0 is "no G": its slot exists in chunk 0 but is never put on a free list.
 
 import {
-  FLAG_DEBUG, GDIR, G_CHUNK, G_CHUNK_MASK, G_CHUNK_SHIFT, G_DEAD, G_IDLE, G_RUNNABLE, G_RUNNING, G_SIZE,
-  G_STATUS, G_WAITING,
+  FLAG_DEBUG, GDIR, G_ARG_TAGS, G_ARGS, G_CHUNK, G_CHUNK_MASK, G_CHUNK_SHIFT, G_DEAD, G_IDLE, G_RUNNABLE,
+  G_RUNNING, G_SIZE, G_STATUS, G_WAITING, TAG_NUMBER,
 } from './shared/layout';
 import { flags } from './mem';
 import { beginAbort } from './abort';
@@ -60,4 +60,24 @@ function gSetStatusChecked(g: u32, from: u32, to: u32): void {
     throw new Error('gSetStatus: bad transition g=' + g.toString() + ' from=' + from.toString() +
       ' to=' + to.toString() + ' (is ' + was.toString() + ')');
   }
+}
+
+/** TAG_NUMBER in each of a G's eight argument tag bytes (G_ARG_TAGS). */
+const NUMBER_TAGS: u64 = <u64>TAG_NUMBER * 0x0101010101010101;
+
+/**
+ * The arguments of a G being made, the G at gp (forkNew, spawnNew): x0..x6 as its number slots
+ * (all seven stored: those past argc are never read) and its eight tag bytes, TAG_NUMBER in the
+ * first argc and 0 in the rest. The thread making the G, before anything publishes it.
+ */
+@inline export function gSetNumberArgs(gp: usize, argc: u32, x0: f64, x1: f64, x2: f64, x3: f64, x4: f64, x5: f64, x6: f64): void {
+  // plain: the G is the caller's alone until its queue or deque put publishes it
+  store<u64>(gp, NUMBER_TAGS & ((<u64>1 << (<u64>(argc & 7) << 3)) - 1), G_ARG_TAGS); // little-endian: tag i is byte i
+  store<f64>(gp, x0, G_ARGS);
+  store<f64>(gp, x1, G_ARGS + 8);
+  store<f64>(gp, x2, G_ARGS + 16);
+  store<f64>(gp, x3, G_ARGS + 24);
+  store<f64>(gp, x4, G_ARGS + 32);
+  store<f64>(gp, x5, G_ARGS + 40);
+  store<f64>(gp, x6, G_ARGS + 48);
 }

@@ -3,14 +3,11 @@
 // runnable as newproc makes it. The runtime takes this path for a spawn whose arguments are all
 // numbers; any other goes through gfGet, the codec and newproc (or ready) as separate calls.
 
-import { G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_PARENT, G_PRIO, PARENT_SPAWNER, TAG_NUMBER } from './shared/layout';
-import { gAddr } from './gtable';
+import { G_ARGC, G_FN, G_PARENT, G_PRIO, PARENT_SPAWNER } from './shared/layout';
+import { gAddr, gSetNumberArgs } from './gtable';
 import { gfGet } from './gfree';
 import { newproc } from './sched';
 import { opCall } from './mem';
-
-/** TAG_NUMBER in each of a G's eight argument tag bytes (G_ARG_TAGS). */
-const NUMBER_TAGS: u64 = <u64>TAG_NUMBER * 0x0101010101010101;
 
 /**
  * G parent, running on M m with P p, spawns fn(x0..x6) (argc <= G_INLINE_ARGS (7) numbers; all
@@ -31,14 +28,7 @@ export function spawnNew(p: i32, m: i32, fn: u32, argc: u32, x0: f64, x1: f64, x
   store<u32>(gp, argc, G_ARGC);
   store<u32>(gp, PARENT_SPAWNER | <u32>m, G_PARENT);
   store<u32>(gp, prio, G_PRIO);
-  store<u64>(gp, NUMBER_TAGS & ((<u64>1 << (<u64>(argc & 7) << 3)) - 1), G_ARG_TAGS); // little-endian: tag i is byte i
-  store<f64>(gp, x0, G_ARGS);
-  store<f64>(gp, x1, G_ARGS + 8);
-  store<f64>(gp, x2, G_ARGS + 16);
-  store<f64>(gp, x3, G_ARGS + 24);
-  store<f64>(gp, x4, G_ARGS + 32);
-  store<f64>(gp, x5, G_ARGS + 40);
-  store<f64>(gp, x6, G_ARGS + 48);
+  gSetNumberArgs(gp, argc, x0, x1, x2, x3, x4, x5, x6);
   newproc(p, m, g, parent);
   return g;
 }

@@ -426,15 +426,20 @@ class Encoder {
   // loop), so a failure gets the child's segment only when a child failed.
 
   /** NUMBER_ARRAY when every element is a number (tried when the first one is), else ARRAY
-   *  (ARRAY_PROPS with named properties; SPARSE_ARRAY when mostly holes). */
-  array(a: unknown[]): void {
+   *  (ARRAY_PROPS with named properties; SPARSE_ARRAY when mostly holes). A hole is an index
+   *  that is no own enumerable property: the loop asks only of an element that reads undefined,
+   *  and when the count of own enumerable properties comes out below what it wrote (an index
+   *  that is not enumerable, or a hole read through an indexed property of the prototype), the
+   *  array is written again asking of every index (`exact`), as structuredClone leaves a hole
+   *  there. */
+  array(a: unknown[], exact = false): void {
     this.enter();
     const n = a.length;
     const start = this.pos;
     const seenAfter = this.seen.count;
     let at = -1;
     try {
-      if (n > 0 && typeof a[0] === 'number') {
+      if (!exact && n > 0 && typeof a[0] === 'number') {
         this.head(K_NUMBER_ARRAY, n);
         this.reserve(8 * n + 4);
         if ((this.pos & 4) !== 0) {
@@ -462,8 +467,8 @@ class Encoder {
       this.head(K_ARRAY, n);
       let holes = 0;
       for (at = 0; at < n; at++) {
-        const v = a[at];
-        if (v === undefined && !hasOwn.call(a, at)) {
+        const v = exact ? undefined : a[at];
+        if (exact ? !isEnumerable.call(a, at) : v === undefined && !hasOwn.call(a, at)) {
           holes++;
           if (holes > SPARSE_MIN_HOLES && 2 * holes > at) {
             // Mostly holes: start again with only the keys that are there.
@@ -476,59 +481,24 @@ class Encoder {
           }
           this.word(K_HOLE);
         } else {
-          this.item(v);
+          this.item(exact ? a[at] : v);
         }
       }
       at = -1;
       const present = n - holes;
       const own = ownCount(a);
-      if (own < present) {
-        // An element written as present is not an own enumerable property (a non-enumerable
-        // index, or one inherited from the prototype chain): structuredClone leaves a hole
-        // there. Write the array again, testing each index.
+      if (own < present && !exact) {
         this.pos = start;
         this.seen.truncate(seenAfter);
-        this.arrayExact(a, n);
-      } else if (own !== present) {
-        this.namedProps(a, start, present);
+        this.leave();
+        this.array(a, true);
+        return;
       }
+      if (own !== present) this.namedProps(a, start, present);
     } catch (e) {
       throw this.within(e, at < 0 ? null : `[${at}]`);
     }
     this.leave();
-  }
-
-  /** ARRAY (ARRAY_PROPS, SPARSE_ARRAY) with a HOLE wherever the index is not an own enumerable
-   *  property, however it reads: array's slow path, for the arrays whose counts disagree with
-   *  what array's loop saw. */
-  private arrayExact(a: unknown[], n: number): void {
-    const start = this.pos;
-    const seenAfter = this.seen.count;
-    let at = -1;
-    try {
-      this.head(K_ARRAY, n);
-      let holes = 0;
-      for (at = 0; at < n; at++) {
-        if (!isEnumerable.call(a, at)) {
-          holes++;
-          if (holes > SPARSE_MIN_HOLES && 2 * holes > at) {
-            this.pos = start;
-            this.seen.truncate(seenAfter);
-            at = -1;
-            this.sparse(a, n);
-            return;
-          }
-          this.word(K_HOLE);
-        } else {
-          this.item(a[at]);
-        }
-      }
-      at = -1;
-      const present = n - holes;
-      if (ownCount(a) !== present) this.namedProps(a, start, present);
-    } catch (e) {
-      throw this.within(e, at < 0 ? null : `[${at}]`);
-    }
   }
 
   /** After an ARRAY's elements: the array has named properties too, so it becomes ARRAY_PROPS

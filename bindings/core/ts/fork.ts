@@ -4,14 +4,14 @@
 // forkq.ts; thieves in findRunnable reach it through stealWork.
 
 import {
-  G_ARG_TAGS, G_ARGC, G_ARGS, G_DEAD, G_FN, G_JOIN, G_PARENT, G_PRIO, G_RUNNABLE, G_RUNNING,
+  G_ARGC, G_DEAD, G_FN, G_JOIN, G_PARENT, G_PRIO, G_RUNNABLE, G_RUNNING,
   G_TOKEN_SHIFT, GF_FORK, MR_CURG, MR_TRACE_BUF, P_COUNTERS, P_FORK_INLINE, P_FORK_PUSHES,
-  PARENT_SPAWNER, PRIO_MASK, S_NMSPINNING, S_NPIDLE, S_RT_FORK_EPOCH, S_RT_FORK_SLEEPERS, TAG_NUMBER,
+  PARENT_SPAWNER, PRIO_MASK, S_NMSPINNING, S_NPIDLE, S_RT_FORK_EPOCH, S_RT_FORK_SLEEPERS,
   OP_CALLS, OP_HELPS, OP_PROBES,
 } from '../../../assembly/shared/layout.js';
 import { forkLen, forkqPop, forkqPush, forkSteal } from './forkq.js';
 import { gfGet, gfPut } from './gfree.js';
-import { gSetStatus, gWord } from './gtable.js';
+import { gSetNumberArgs, gSetStatus, gWord } from './gtable.js';
 import { mWord, nprocs, pCounters, pOps, type Mem } from './mem.js';
 import { runqGet } from './runq.js';
 import { execute, wakep } from './sched.js';
@@ -30,11 +30,6 @@ const JOIN = G_JOIN >> 2;
 const CURG = MR_CURG >> 2;
 /** The bits of G_PRIO a fork inherits from its forker: the cancellation token and the class. */
 const FORK_INHERIT = (0xffff << G_TOKEN_SHIFT) | PRIO_MASK;
-const TAGS = G_ARG_TAGS >> 2;
-const ARGS = G_ARGS >> 2;
-/** The two tag words of 0..7 number arguments: TAG_NUMBER in each of the first argc bytes. */
-const NUMBER_TAGS_LO = [0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101];
-const NUMBER_TAGS_HI = [0, 0, 0, 0, 0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101];
 // f64 indexes from a P's counters (pCounters): the fork counters sit on the bottom's line.
 const FORKS = (P_FORK_PUSHES - P_COUNTERS) >> 3;
 const FORK_INLINE = (P_FORK_INLINE - P_COUNTERS) >> 3;
@@ -88,18 +83,7 @@ export function forkNew(m: Mem, p: number, mi: number, spare: number, fn: number
   i32[w + PARENT] = PARENT_SPAWNER | mi;
   i32[w + JOIN] = 0; // a spare's JOIN_DONE mark goes (a fresh G has 0)
   i32[w + PRIO] = tree | GF_FORK;
-  const n = argc & 7;
-  i32[w + TAGS] = NUMBER_TAGS_LO[n]; // little-endian: tag i is byte i
-  i32[w + TAGS + 1] = NUMBER_TAGS_HI[n];
-  const f = (w + ARGS) >>> 1;
-  const f64 = m.f64;
-  f64[f] = x0;
-  f64[f + 1] = x1;
-  f64[f + 2] = x2;
-  f64[f + 3] = x3;
-  f64[f + 4] = x4;
-  f64[f + 5] = x5;
-  f64[f + 6] = x6;
+  gSetNumberArgs(m, w, argc, x0, x1, x2, x3, x4, x5, x6);
   if (forkPush(m, p, mi, g, parent) === 0) return -g;
   // New work while a joiner may sleep: wake them all (they may help), once: the flag goes back
   // to 0 with the wake-up, so the forks that follow pay one load each. The push above comes

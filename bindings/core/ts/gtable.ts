@@ -6,8 +6,8 @@
 // (a queue CAS, the free stack, a lock), so a plain read of the directory entry sees it.
 
 import {
-  FLAG_DEBUG, G_CHUNK_MASK, G_CHUNK_SHIFT, G_DEAD, G_IDLE, G_RUNNABLE, G_RUNNING, G_SCHEDLINK,
-  G_SIZE, G_STATUS, G_WAITING, GDIR,
+  FLAG_DEBUG, G_ARG_TAGS, G_ARGS, G_CHUNK_MASK, G_CHUNK_SHIFT, G_DEAD, G_IDLE, G_RUNNABLE, G_RUNNING, G_SCHEDLINK,
+  G_SIZE, G_STATUS, G_WAITING, GDIR, TAG_NUMBER,
 } from '../../../assembly/shared/layout.js';
 import { cover, flags, type Mem } from './mem.js';
 
@@ -76,4 +76,32 @@ function gSetStatusChecked(m: Mem, g: number, from: number, to: number): void {
   if (!legal(from, to)) throw badTransition(g, from, to, Atomics.load(i32, w));
   const is = Atomics.compareExchange(i32, w, from, to); // pairs with status loads by the runtime and ready
   if (is !== from) throw badTransition(g, from, to, is);
+}
+
+const TAGS = G_ARG_TAGS >> 2;
+const ARGS = G_ARGS >> 2;
+/** The tag words (bytes 0-3, then 4-7) of 0..7 number arguments: TAG_NUMBER in each of the
+ *  first argc bytes. */
+const NUMBER_TAGS_LO = [0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101];
+const NUMBER_TAGS_HI = [0, 0, 0, 0, 0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101];
+
+/** The arguments of a G being made, the G at i32 index w (forkNew, spawnNew): x0..x6 as its
+ *  number slots (all seven stored: those past argc are never read) and its eight tag bytes,
+ *  TAG_NUMBER in the first argc and 0 in the rest. The thread making the G, before anything
+ *  publishes it. */
+export function gSetNumberArgs(m: Mem, w: number, argc: number, x0: number, x1: number, x2: number, x3: number,
+  x4: number, x5: number, x6: number): void {
+  // plain: the G is the caller's alone until its queue or deque put publishes it
+  const n = argc & 7;
+  m.i32[w + TAGS] = NUMBER_TAGS_LO[n]; // little-endian: tag i is byte i
+  m.i32[w + TAGS + 1] = NUMBER_TAGS_HI[n];
+  const f = (w + ARGS) >>> 1;
+  const f64 = m.f64;
+  f64[f] = x0;
+  f64[f + 1] = x1;
+  f64[f + 2] = x2;
+  f64[f + 3] = x3;
+  f64[f + 4] = x4;
+  f64[f + 5] = x5;
+  f64[f + 6] = x6;
 }

@@ -1,9 +1,9 @@
 // ctx.spawn's core side in one call (docs/DESIGN.md "Results and joins", "The cost of a task"):
 // the twin of assembly/spawn.ts, byte for byte.
 
-import { G_ARG_TAGS, G_ARGC, G_ARGS, G_FN, G_PARENT, G_PRIO, PARENT_SPAWNER, TAG_NUMBER } from '../../../assembly/shared/layout.js';
+import { G_ARGC, G_FN, G_PARENT, G_PRIO, PARENT_SPAWNER } from '../../../assembly/shared/layout.js';
 import { gfGet } from './gfree.js';
-import { gWord } from './gtable.js';
+import { gSetNumberArgs, gWord } from './gtable.js';
 import { opCall, type Mem } from './mem.js';
 import { newproc } from './sched.js';
 
@@ -11,12 +11,6 @@ const FN = G_FN >> 2;
 const ARGC = G_ARGC >> 2;
 const PARENT = G_PARENT >> 2;
 const PRIO = G_PRIO >> 2;
-const TAGS = G_ARG_TAGS >> 2;
-const ARGS = G_ARGS >> 2;
-/** The tag words (bytes 0-3, then 4-7) of 0..7 number arguments: TAG_NUMBER in each of the
- *  first argc bytes. */
-const NUMBER_TAGS_LO = [0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101, TAG_NUMBER * 0x1010101];
-const NUMBER_TAGS_HI = [0, 0, 0, 0, 0, TAG_NUMBER, TAG_NUMBER * 0x101, TAG_NUMBER * 0x10101];
 
 /** G parent, running on M mi with P p, spawns fn(x0..x6) (argc <= G_INLINE_ARGS (7) numbers;
  *  all seven stored, the slots past argc never read): a G from p's free list gets fn, argc, the
@@ -35,18 +29,7 @@ export function spawnNew(m: Mem, p: number, mi: number, fn: number, argc: number
   i32[w + ARGC] = argc;
   i32[w + PARENT] = PARENT_SPAWNER | mi;
   i32[w + PRIO] = prio;
-  const n = argc & 7;
-  i32[w + TAGS] = NUMBER_TAGS_LO[n]; // little-endian: tag i is byte i
-  i32[w + TAGS + 1] = NUMBER_TAGS_HI[n];
-  const f = (w + ARGS) >>> 1;
-  const f64 = m.f64;
-  f64[f] = x0;
-  f64[f + 1] = x1;
-  f64[f + 2] = x2;
-  f64[f + 3] = x3;
-  f64[f + 4] = x4;
-  f64[f + 5] = x5;
-  f64[f + 6] = x6;
+  gSetNumberArgs(m, w, argc, x0, x1, x2, x3, x4, x5, x6);
   newproc(m, p, mi, g, parent);
   return g;
 }
