@@ -9,6 +9,7 @@ import {
   NONE, M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE, S_RT_NPDEAD, S_RT_NPNOM, S_RT_NPRESERVE,
 } from './shared/layout';
 import { mAddr, nprocs, pAddr } from './mem';
+import { plistPop, plistPush } from './plist';
 
 /**
  * Ps held by an M now: every P but the idle ones, the spares in the reserve, those without an M
@@ -23,20 +24,15 @@ export function npBusy(): i32 {
 
 /** Pushes P p on the idle-P list and counts it in npidle. Holds sched.lock. */
 export function pidlePut(p: i32): void {
-  store<u32>(pAddr(p), load<u32>(S_PIDLE), P_LINK); // plain: sched.lock held
-  store<u32>(S_PIDLE, <u32>p + 1); // plain: sched.lock held
+  plistPush(S_PIDLE, p);
   atomic.add<i32>(S_NPIDLE, 1); // pairs with lock-free npidle loads in ready/findRunnable
 }
 
 /** Pops an idle P; NONE when none. Holds sched.lock. */
 export function pidleGet(): i32 {
-  let top = load<u32>(S_PIDLE); // plain: sched.lock held
-  if (top == 0) return NONE;
-  let pp = pAddr(<i32>top - 1);
-  store<u32>(S_PIDLE, load<u32>(pp, P_LINK)); // plain: sched.lock held
-  store<u32>(pp, 0, P_LINK); // plain: sched.lock held
-  atomic.sub<i32>(S_NPIDLE, 1); // pairs with lock-free npidle loads in ready/findRunnable
-  return <i32>top - 1;
+  let p = plistPop(S_PIDLE);
+  if (p != NONE) atomic.sub<i32>(S_NPIDLE, 1); // pairs with lock-free npidle loads in ready/findRunnable
+  return p;
 }
 
 /** Unlinks P p from the idle list; false when it is not there. Holds sched.lock. */

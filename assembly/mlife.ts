@@ -13,29 +13,25 @@
 // The list is LIFO, of P index + 1 linked through P_LINK, and changes only under sched.lock.
 
 import {
-  NONE, M_NEXTP, M_SPINNING, PC_WAKEUPS, P_COUNTERS, P_LINK, P_M, S_NMIDLE, S_NMSPINNING, S_NPIDLE,
+  NONE, M_NEXTP, M_SPINNING, PC_WAKEUPS, P_COUNTERS, P_M, S_NMIDLE, S_NMSPINNING, S_NPIDLE,
   S_RT_NMLIVE, S_RT_NPNOM, S_RT_PNOM,
 } from './shared/layout';
 import { counterAdd, mAddr, nprocs, pAddr, spinningSeen } from './mem';
 import { schedLock, schedUnlock } from './lock';
+import { plistCount, plistPop, plistPush } from './plist';
 import { mPutLocked, mRemove, pidleGet, pidleRemove } from './idle';
 
 /** Pushes P p on the no-M list. Holds sched.lock. */
 export function pnomPut(p: i32): void {
-  store<u32>(pAddr(p), load<u32>(S_RT_PNOM), P_LINK); // plain: sched.lock held
-  store<u32>(S_RT_PNOM, <u32>p + 1); // plain: sched.lock held
-  atomic.store<u32>(S_RT_NPNOM, atomic.load<u32>(S_RT_NPNOM) + 1); // pairs with the runtime's lock-free load (startm.ts)
+  plistPush(S_RT_PNOM, p);
+  plistCount(S_RT_NPNOM, 1); // the runtime reads it lock-free (startm.ts)
 }
 
 /** Pops a P off the no-M list; NONE when it is empty. Holds sched.lock. */
 export function pnomGet(): i32 {
-  let top = load<u32>(S_RT_PNOM); // plain: sched.lock held
-  if (top == 0) return NONE;
-  let pp = pAddr(<i32>top - 1);
-  store<u32>(S_RT_PNOM, load<u32>(pp, P_LINK)); // plain: sched.lock held
-  store<u32>(pp, 0, P_LINK); // plain: sched.lock held
-  atomic.store<u32>(S_RT_NPNOM, atomic.load<u32>(S_RT_NPNOM) - 1); // pairs with the runtime's lock-free load (startm.ts)
-  return <i32>top - 1;
+  let p = plistPop(S_RT_PNOM);
+  if (p != NONE) plistCount(S_RT_NPNOM, -1); // the runtime reads it lock-free (startm.ts)
+  return p;
 }
 
 /**

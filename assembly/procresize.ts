@@ -10,32 +10,17 @@
 // (pStop), their queues going to the global queue. A P is only ever moved out of service while
 // no M runs it or by its own M, so no G is stranded on it.
 
-import { NONE, P_LINK, S_NMIDLE, S_NPIDLE, S_RT_NPDEAD, S_RT_PDEAD, S_RT_SHRINK } from './shared/layout';
-import { opCall, pAddr } from './mem';
+import { NONE, S_NMIDLE, S_NPIDLE, S_RT_NPDEAD, S_RT_PDEAD, S_RT_SHRINK } from './shared/layout';
+import { opCall } from './mem';
 import { schedLock, schedUnlock } from './lock';
+import { plistCount, plistPop, plistPush } from './plist';
 import { pidlePut, pidleRemove } from './idle';
 import { pnomGet, pnomPut } from './mlife';
 import { pRelease } from './sysmon';
 
-/** Pushes P p on the out-of-service list (its count is the caller's). Holds sched.lock. */
-function pdeadPut(p: i32): void {
-  store<u32>(pAddr(p), load<u32>(S_RT_PDEAD), P_LINK); // plain: sched.lock held
-  store<u32>(S_RT_PDEAD, <u32>p + 1); // plain: sched.lock held
-}
-
-/** Pops a P off the out-of-service list; NONE when it is empty. Holds sched.lock. */
-function pdeadGet(): i32 {
-  let top = load<u32>(S_RT_PDEAD); // plain: sched.lock held
-  if (top == 0) return NONE;
-  let pp = pAddr(<i32>top - 1);
-  store<u32>(S_RT_PDEAD, load<u32>(pp, P_LINK)); // plain: sched.lock held
-  store<u32>(pp, 0, P_LINK); // plain: sched.lock held
-  return <i32>top - 1;
-}
-
 /** Adds d to S_RT_NPDEAD. Holds sched.lock. */
 @inline function npdeadAdd(d: i32): void {
-  atomic.store<i32>(S_RT_NPDEAD, atomic.load<i32>(S_RT_NPDEAD) + d); // pairs with the runtime's lock-free load
+  plistCount(S_RT_NPDEAD, d); // the runtime reads it lock-free
 }
 
 /**
@@ -53,16 +38,16 @@ export function procresize(target: i32, total: i32): i32 {
   let k: i32 = 0;
   if (target < live) {
     k = live - target;
-    for (let p = pnomGet(); p >= 0 && k > 0; p = k > 0 ? pnomGet() : NONE) { pdeadPut(p); npdeadAdd(1); k--; }
+    for (let p = pnomGet(); p >= 0 && k > 0; p = k > 0 ? pnomGet() : NONE) { plistPush(S_RT_PDEAD, p); npdeadAdd(1); k--; }
     for (let p = total - 1; p >= 0 && k > 0; p--) {
-      if (pidleRemove(p)) { pdeadPut(p); npdeadAdd(1); k--; }
+      if (pidleRemove(p)) { plistPush(S_RT_PDEAD, p); npdeadAdd(1); k--; }
     }
     atomic.store<i32>(S_RT_SHRINK, k); // pairs with the Ms' lock-free load between two Gs
   } else {
     atomic.store<i32>(S_RT_SHRINK, 0); // pairs with the Ms' lock-free load: a give-back not begun is withdrawn
     k = target - live;
     while (k > 0) {
-      let p = pdeadGet();
+      let p = plistPop(S_RT_PDEAD);
       if (p < 0) break; // an M's give-back still under way: it lands on the list soon
       npdeadAdd(-1);
       if (<i32>load<u32>(S_NMIDLE) > atomic.load<i32>(S_NPIDLE)) pidlePut(p); // plain nmidle: sched.lock held

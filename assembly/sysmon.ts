@@ -13,11 +13,12 @@
 // changes only under sched.lock.
 
 import {
-  NONE, G_SCHEDLINK, M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_PARKS, PC_WAKEUPS, P_COUNTERS, P_IDLE, P_LINK,
+  NONE, G_SCHEDLINK, M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_PARKS, PC_WAKEUPS, P_COUNTERS, P_IDLE,
   P_M, P_STATUS, S_NMSPINNING, S_NPIDLE, S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
 } from './shared/layout';
 import { counterAdd, mAddr, nprocs, opCall, pAddr, spinningSeen } from './mem';
 import { schedLock, schedUnlock } from './lock';
+import { plistCount, plistPop, plistPush } from './plist';
 import { mGet, mPutLocked, pidleGet, pidleRemove } from './idle';
 import { gAddr } from './gtable';
 import { runqGet } from './runq';
@@ -26,9 +27,8 @@ import { wakep } from './sched';
 
 /** Pushes P p on the reserve. Holds sched.lock. */
 function preservePut(p: i32): void {
-  store<u32>(pAddr(p), load<u32>(S_RT_PRESERVE), P_LINK); // plain: sched.lock held
-  store<u32>(S_RT_PRESERVE, <u32>p + 1); // plain: sched.lock held
-  atomic.store<u32>(S_RT_NPRESERVE, atomic.load<u32>(S_RT_NPRESERVE) + 1); // pairs with the monitor's lock-free load
+  plistPush(S_RT_PRESERVE, p);
+  plistCount(S_RT_NPRESERVE, 1); // the monitor reads it lock-free
 }
 
 /**
@@ -67,15 +67,12 @@ export function pRetire(): i32 {
  */
 export function handoff(): i32 {
   schedLock();
-  let top = load<u32>(S_RT_PRESERVE); // plain: sched.lock held
-  if (top == 0) { schedUnlock(); return NONE; }
+  if (load<u32>(S_RT_PRESERVE) == 0) { schedUnlock(); return NONE; } // plain: sched.lock held
   let m = mGet();
   if (m < 0) { schedUnlock(); return NONE; }
-  let p = <i32>top - 1;
+  let p = plistPop(S_RT_PRESERVE);
   let pp = pAddr(p);
-  store<u32>(S_RT_PRESERVE, load<u32>(pp, P_LINK)); // plain: sched.lock held
-  store<u32>(pp, 0, P_LINK); // plain: sched.lock held
-  atomic.store<u32>(S_RT_NPRESERVE, atomic.load<u32>(S_RT_NPRESERVE) - 1); // pairs with the monitor's lock-free load
+  plistCount(S_RT_NPRESERVE, -1); // the monitor reads it lock-free
   let mp = mAddr(m);
   atomic.store<u32>(mp, <u32>p + 1, M_NEXTP); // pairs with the load in acquireP
   atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in findRunnable/stopM
@@ -126,9 +123,8 @@ export function pRelease(p: i32, m: i32, list: usize, count: usize, tally: usize
   schedLock();
   atomic.store<u32>(pp, P_IDLE, P_STATUS); // pairs with status loads in stealWork/workAnywhere
   atomic.store<u32>(pp, 0, P_M); // pairs with the runtime's loads
-  store<u32>(pp, load<u32>(list), P_LINK); // plain: sched.lock held
-  store<u32>(list, <u32>p + 1); // plain: sched.lock held
-  if (count != 0) atomic.store<u32>(count, atomic.load<u32>(count) + 1); // pairs with lock-free loads of the count
+  plistPush(list, p);
+  if (count != 0) plistCount(count, 1);
   counterAdd(pp + (P_COUNTERS + PC_PARKS), 1); // sched.lock held: p has no owner now
   if (tally != 0) store<u32>(tally, load<u32>(tally) + 1); // plain: sched.lock held
   // An M between two Gs is not spinning (execute reset it); as in stopM, never put a flagged M

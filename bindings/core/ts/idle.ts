@@ -9,6 +9,7 @@ import {
   NONE, M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE, S_RT_NPDEAD, S_RT_NPNOM, S_RT_NPRESERVE,
 } from '../../../assembly/shared/layout.js';
 import { mWord, nprocs, pWord, type Mem } from './mem.js';
+import { plistPop, plistPush } from './plist.js';
 
 const PIDLE_W = S_PIDLE >> 2;
 const MIDLE_W = S_MIDLE >> 2;
@@ -32,22 +33,14 @@ export function npBusy(m: Mem): number {
 
 /** Pushes P p on the idle-P list. Holds sched.lock. */
 export function pidlePut(m: Mem, p: number): void {
-  const i32 = m.i32;
-  i32[pWord(p) + PLINK] = i32[PIDLE_W]; // plain: under sched.lock
-  i32[PIDLE_W] = p + 1;
-  Atomics.add(i32, NPIDLE_W, 1); // pairs with lock-free npidle loads (ready, findRunnable)
+  plistPush(m, S_PIDLE, p);
+  Atomics.add(m.i32, NPIDLE_W, 1); // pairs with lock-free npidle loads (ready, findRunnable)
 }
 
 /** Pops an idle P; NONE when none. Holds sched.lock. */
 export function pidleGet(m: Mem): number {
-  const i32 = m.i32;
-  const top = i32[PIDLE_W]; // plain: under sched.lock
-  if (top === 0) return NONE;
-  const p = top - 1;
-  const w = pWord(p);
-  i32[PIDLE_W] = i32[w + PLINK]; // plain: under sched.lock
-  i32[w + PLINK] = 0;
-  Atomics.sub(i32, NPIDLE_W, 1); // pairs with lock-free npidle loads (ready, findRunnable)
+  const p = plistPop(m, S_PIDLE);
+  if (p !== NONE) Atomics.sub(m.i32, NPIDLE_W, 1); // pairs with lock-free npidle loads (ready, findRunnable)
   return p;
 }
 

@@ -4,18 +4,16 @@
 // its Ps are P_IDLE and off the idle list, so no M runs them and no thief visits them.
 
 import {
-  NONE, M_NEXTP, M_SPINNING, PC_WAKEUPS, P_LINK, P_M, S_NMIDLE, S_NMSPINNING, S_NPIDLE, S_RT_NMLIVE, S_RT_NPNOM, S_RT_PNOM,
+  NONE, M_NEXTP, M_SPINNING, PC_WAKEUPS, P_M, S_NMIDLE, S_NMSPINNING, S_NPIDLE, S_RT_NMLIVE, S_RT_NPNOM, S_RT_PNOM,
 } from '../../../assembly/shared/layout.js';
 import { mPutLocked, mRemove, pidleGet, pidleRemove } from './idle.js';
 import { schedLock, schedUnlock } from './lock.js';
+import { plistCount, plistPop, plistPush } from './plist.js';
 import { mWord, nprocs, pCounters, pWord, spinningSeen, type Mem } from './mem.js';
 
-const PNOM_W = S_RT_PNOM >> 2;
-const NPNOM_W = S_RT_NPNOM >> 2;
 const NMLIVE_W = S_RT_NMLIVE >> 2;
 const NPIDLE_W = S_NPIDLE >> 2;
 const NMIDLE_W = S_NMIDLE >> 2;
-const PLINK = P_LINK >> 2;
 const NMSPINNING_W = S_NMSPINNING >> 2;
 const NEXTP = M_NEXTP >> 2;
 const SPINNING = M_SPINNING >> 2;
@@ -24,22 +22,15 @@ const WAKEUPS = PC_WAKEUPS >> 3;
 
 /** Pushes P p on the no-M list. Holds sched.lock. */
 export function pnomPut(m: Mem, p: number): void {
-  const i32 = m.i32;
-  i32[pWord(p) + PLINK] = i32[PNOM_W]; // plain: under sched.lock
-  i32[PNOM_W] = p + 1;
-  Atomics.store(i32, NPNOM_W, i32[NPNOM_W] + 1); // pairs with the runtime's lock-free load (startm.ts)
+  plistPush(m, S_RT_PNOM, p);
+  plistCount(m, S_RT_NPNOM, 1); // the runtime reads it lock-free (startm.ts)
 }
 
 /** Pops a P off the no-M list; NONE when it is empty. Holds sched.lock. */
 export function pnomGet(m: Mem): number {
-  const i32 = m.i32;
-  const top = i32[PNOM_W]; // plain: under sched.lock
-  if (top === 0) return NONE;
-  const w = pWord(top - 1);
-  i32[PNOM_W] = i32[w + PLINK]; // plain: under sched.lock
-  i32[w + PLINK] = 0;
-  Atomics.store(i32, NPNOM_W, i32[NPNOM_W] - 1); // pairs with the runtime's lock-free load (startm.ts)
-  return top - 1;
+  const p = plistPop(m, S_RT_PNOM);
+  if (p !== NONE) plistCount(m, S_RT_NPNOM, -1); // the runtime reads it lock-free (startm.ts)
+  return p;
 }
 
 /** Moves idle P p to the no-M list (start-up). Returns 1, or 0 when p is not on the idle list.

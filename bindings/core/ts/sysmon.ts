@@ -4,23 +4,22 @@
 // off the idle list, so no M runs them and no thief visits them.
 
 import {
-  NONE, M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_PARKS, PC_WAKEUPS, P_IDLE, P_LINK, P_M, P_STATUS,
+  NONE, M_NEXTP, M_PARK, M_SPINNING, PARK_P, PC_PARKS, PC_WAKEUPS, P_IDLE, P_M, P_STATUS,
   S_NMSPINNING, S_NPIDLE, S_RT_HANDOFFS, S_RT_NPRESERVE, S_RT_PRESERVE, S_RT_RETIRES,
 } from '../../../assembly/shared/layout.js';
 import { globrunqPutBatch } from './globrunq.js';
 import { gSetLink } from './gtable.js';
 import { mGet, mPutLocked, pidleGet, pidleRemove } from './idle.js';
 import { schedLock, schedUnlock } from './lock.js';
+import { plistCount, plistPop, plistPush } from './plist.js';
 import { mWord, nprocs, opCall, pCounters, pWord, spinningSeen, type Mem } from './mem.js';
 import { runqGet } from './runq.js';
 import { wakep } from './sched.js';
 
 const PRESERVE_W = S_RT_PRESERVE >> 2;
-const NPRESERVE_W = S_RT_NPRESERVE >> 2;
 const HANDOFFS_W = S_RT_HANDOFFS >> 2;
 const RETIRES_W = S_RT_RETIRES >> 2;
 const NMSPINNING_W = S_NMSPINNING >> 2;
-const PLINK = P_LINK >> 2;
 const P_M_W = P_M >> 2;
 const NEXTP = M_NEXTP >> 2;
 const SPINNING = M_SPINNING >> 2;
@@ -32,10 +31,8 @@ const NPIDLE_W = S_NPIDLE >> 2;
 
 /** Pushes P p on the reserve. Holds sched.lock. */
 function preservePut(m: Mem, p: number): void {
-  const i32 = m.i32;
-  i32[pWord(p) + PLINK] = i32[PRESERVE_W]; // plain: under sched.lock
-  i32[PRESERVE_W] = p + 1;
-  Atomics.store(i32, NPRESERVE_W, i32[NPRESERVE_W] + 1); // pairs with the monitor's lock-free load
+  plistPush(m, S_RT_PRESERVE, p);
+  plistCount(m, S_RT_NPRESERVE, 1); // the monitor reads it lock-free
 }
 
 /** Moves idle P p to the reserve (start-up). Returns 1, or 0 when p is not on the idle list.
@@ -67,15 +64,12 @@ export function pRetire(m: Mem): number {
 export function handoff(m: Mem): number {
   const i32 = m.i32;
   schedLock(m);
-  const top = i32[PRESERVE_W]; // plain: under sched.lock
-  if (top === 0) { schedUnlock(m); return NONE; }
+  if (i32[PRESERVE_W] === 0) { schedUnlock(m); return NONE; } // plain: under sched.lock
   const mm = mGet(m);
   if (mm < 0) { schedUnlock(m); return NONE; }
-  const p = top - 1;
+  const p = plistPop(m, S_RT_PRESERVE);
+  plistCount(m, S_RT_NPRESERVE, -1); // the monitor reads it lock-free
   const w = pWord(p);
-  i32[PRESERVE_W] = i32[w + PLINK]; // plain: under sched.lock
-  i32[w + PLINK] = 0;
-  Atomics.store(i32, NPRESERVE_W, i32[NPRESERVE_W] - 1); // pairs with the monitor's lock-free load
   const mw = mWord(m, mm);
   Atomics.store(i32, mw + NEXTP, p + 1); // read by acquireP after the park handshake
   Atomics.store(i32, mw + SPINNING, 1); // counted just below
@@ -122,9 +116,8 @@ export function pRelease(m: Mem, p: number, mi: number, list: number, count: num
   const w = pWord(p);
   Atomics.store(i32, w + P_STATUS_W, P_IDLE); // pairs with the status loads of thieves
   Atomics.store(i32, w + P_M_W, 0); // under sched.lock; read by schedtrace
-  i32[w + PLINK] = i32[list >> 2]; // plain: under sched.lock
-  i32[list >> 2] = p + 1;
-  if (count !== 0) Atomics.store(i32, count >> 2, i32[count >> 2] + 1); // pairs with lock-free loads of the count
+  plistPush(m, list, p);
+  if (count !== 0) plistCount(m, count, 1);
   m.f64[pCounters(p) + PARKS] += 1; // plain: under sched.lock, p has no owner now
   if (tally !== 0) i32[tally >> 2] += 1; // plain: under sched.lock
   // An M between two Gs is not spinning (execute reset it); as in stopM, never put a flagged M
