@@ -137,7 +137,7 @@ describe('bench charts', () => {
     }
     // The machine and date line: the figures say where they came from.
     expect(chart('speedup.svg')).toContain('2 CPUs (Test CPU)');
-    expect(chart('scale.svg')).toContain('load average 0.5 0.4 0.3');
+    expect(chart('scale.svg')).toContain('load average (1, 5, 15 min) 0.5 0.4 0.3');
   });
 
   it('the XML check itself rejects what is not well-formed', () => {

@@ -121,7 +121,8 @@ export class Svg {
 
 /**
  * The line that says where a chart's figures come from: the date, the machine, the runtime,
- * the run's size and repetitions, and the load average it started (and, when known, ended) under.
+ * the run's size and repetitions, and the load average a suite recorded (when it wrote its JSON,
+ * at its end; a shared machine's load is part of what a figure means).
  * `suite` is a suite's JSON (lib/output.mjs) or the queue's; `run` the merged file's fields.
  */
 export function runLine(suite, run = {}) {
@@ -136,7 +137,7 @@ export function runLine(suite, run = {}) {
   const la = m.loadavg ?? suite.loadavg;
   const end = run.machine?.loadavgEnd && suite === run ? `, at the end ${run.machine.loadavgEnd.map((x) => x.toFixed(1)).join(' ')}` : '';
   return `${date}: ${cpus} CPUs${model}${node ? `, node ${node}` : ''}; ${quick ? 'quick' : 'full'} run` +
-    `${reps ? `, ${reps} repetition${reps === 1 ? '' : 's'}, medians` : ''}; load average ${Array.isArray(la) ? la.map((x) => x.toFixed(1)).join(' ') : '?'}${end}`;
+    `${reps ? `, ${reps} repetition${reps === 1 ? '' : 's'}, medians` : ''}; load average (1, 5, 15 min) ${Array.isArray(la) ? la.map((x) => x.toFixed(1)).join(' ') : '?'}${end}`;
 }
 
 /**
