@@ -126,18 +126,18 @@ export class Svg {
  * `suite` is a suite's JSON (lib/output.mjs) or the queue's; `run` the merged file's fields.
  */
 export function runLine(suite, run = {}) {
-  const m = suite.machine ?? run.machine ?? {};
-  const v = suite.versions ?? run.versions ?? {};
+  // A suite's own facts first: the merged file's are another run's when the suite was
+  // published alone. The queue suite writes cpus, node and loadavg at its top level.
+  const m = suite.machine ?? {};
   const date = String(suite.date ?? run.date ?? '').replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
-  const cpus = m.cpus ?? suite.cpus;
-  const model = m.model ? ` (${m.model})` : '';
-  const node = v.node ?? suite.node;
+  const cpus = m.cpus ?? suite.cpus ?? run.machine?.cpus;
+  const model = (m.model ?? suite.model) ? ` (${m.model ?? suite.model})` : '';
+  const node = suite.versions?.node ?? suite.node;
   const quick = suite.options?.quick ?? suite.quick;
   const reps = suite.options?.reps;
   const la = m.loadavg ?? suite.loadavg;
-  const end = run.machine?.loadavgEnd && suite === run ? `, at the end ${run.machine.loadavgEnd.map((x) => x.toFixed(1)).join(' ')}` : '';
   return `${date}: ${cpus} CPUs${model}${node ? `, node ${node}` : ''}; ${quick ? 'quick' : 'full'} run` +
-    `${reps ? `, ${reps} repetition${reps === 1 ? '' : 's'}, medians` : ''}; load average (1, 5, 15 min) ${Array.isArray(la) ? la.map((x) => x.toFixed(1)).join(' ') : '?'}${end}`;
+    `${reps ? `, ${reps} repetition${reps === 1 ? '' : 's'}, medians` : ''}; load average (1, 5, 15 min) ${Array.isArray(la) ? la.map((x) => x.toFixed(1)).join(' ') : 'not recorded'}`;
 }
 
 /**
