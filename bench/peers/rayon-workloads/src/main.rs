@@ -327,7 +327,10 @@ fn main() {
     let num = |s: &str| -> usize { s.parse().unwrap_or_else(|_| panic!("not a number: {}", s)) };
     let mode = a[a.len() - 3].clone();
     let (threads, reps) = (num(&a[a.len() - 2]), num(&a[a.len() - 1]));
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    // UTS T3 per node nests a parallel iterator per level, 1,572 levels deep: rayon's default
+    // 2 MiB thread stack overflows there (the process dies on SIGSEGV), so the pool's threads
+    // get 256 MiB of stack, only reserved until used.
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).stack_size(256 << 20).build().unwrap();
     let seq = mode == "seq";
     let mut run: Box<dyn FnMut() -> String + Send> = match a[0].as_str() {
         "uts" => {
