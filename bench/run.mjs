@@ -16,6 +16,7 @@
 // suite ran) and latest.txt into bench/out/ (not tracked); --publish writes them into
 // bench/results/, the figures docs/performance.md shows. Needs the build (npm run build).
 
+import os from 'node:os';
 import process from 'node:process';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -110,12 +111,13 @@ for (const s of suites) {
   const args = [rel(file), '--json', rel(tmp), ...suiteArgs(s)];
   say();
   const t0 = performance.now();
+  const load0 = os.loadavg();
   const r = await runSuite(args);
   out.seconds[s] = (performance.now() - t0) / 1000;
   // A suite whose workload failed still writes the figures of the others (exit code 1).
   const wrote = existsSync(tmp);
   if (wrote) {
-    out.suites[s] = JSON.parse(readFileSync(tmp, 'utf8'));
+    out.suites[s] = { ...JSON.parse(readFileSync(tmp, 'utf8')), load: { start: load0, end: os.loadavg() } };
     rmSync(tmp, { force: true });
     if (r.status !== 0) out.suites[s].exit = r.status ?? r.signal;
   } else {
@@ -126,7 +128,7 @@ for (const s of suites) {
 }
 
 out.seconds.total = (performance.now() - started) / 1000;
-out.machine.loadavgEnd = (await import('node:os')).default.loadavg();
+out.machine.loadavgEnd = os.loadavg();
 let published = out;
 if (partial) {
   published = JSON.parse(readFileSync(jsonPath, 'utf8'));

@@ -95,6 +95,7 @@ const RESULTS = {
     },
     workloads: {
       date: '2026-01-01T00:00:00.000Z', machine, versions, options: { quick: true, reps: 3, procs: 2, threads: [1, 2] },
+      load: { start: [3, 2, 1], end: [4, 3, 2] },
       tables: [workloadsTable(1, 0.9), workloadsTable(2, 1.7)],
     },
     scale: {
@@ -137,7 +138,8 @@ describe('bench charts', () => {
     }
     // The machine and date line: the figures say where they came from.
     expect(chart('speedup.svg')).toContain('2 CPUs (Test CPU)');
-    expect(chart('scale.svg')).toContain('load average (1, 5, 15 min) 0.5 0.4 0.3');
+    expect(chart('speedup.svg')).toContain('load average (1, 5, 15 min) 3.0 2.0 1.0 at the start, 4.0 3.0 2.0 at the end');
+    expect(chart('scale.svg')).toContain('load average (1, 5, 15 min) 0.5 0.4 0.3 at the end');
   });
 
   it('the XML check itself rejects what is not well-formed', () => {

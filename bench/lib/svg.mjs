@@ -31,6 +31,7 @@ export function short(x) {
   if (a >= 10) return x.toFixed(1);
   if (a >= 1) return x.toFixed(2);
   if (a === 0) return '0';
+  if (a >= 0.1) return x.toFixed(2);
   return x.toPrecision(2);
 }
 
@@ -121,8 +122,8 @@ export class Svg {
 
 /**
  * The line that says where a chart's figures come from: the date, the machine, the runtime,
- * the run's size and repetitions, and the load average a suite recorded (when it wrote its JSON,
- * at its end; a shared machine's load is part of what a figure means).
+ * the run's size and repetitions, and the load average around the suite (a shared machine's load
+ * is part of what a figure means).
  * `suite` is a suite's JSON (lib/output.mjs) or the queue's; `run` the merged file's fields.
  */
 export function runLine(suite, run = {}) {
@@ -135,9 +136,13 @@ export function runLine(suite, run = {}) {
   const node = suite.versions?.node ?? suite.node;
   const quick = suite.options?.quick ?? suite.quick;
   const reps = suite.options?.reps;
-  const la = m.loadavg ?? suite.loadavg;
+  const la = (xs) => xs.map((x) => x.toFixed(1)).join(' ');
+  // run.mjs records the load before and after each suite (`load`); a suite's own JSON has the
+  // load when it wrote it, at its end.
+  const load = suite.load ? `${la(suite.load.start)} at the start, ${la(suite.load.end)} at the end`
+    : Array.isArray(m.loadavg ?? suite.loadavg) ? `${la(m.loadavg ?? suite.loadavg)} at the end` : 'not recorded';
   return `${date}: ${cpus} CPUs${model}${node ? `, node ${node}` : ''}; ${quick ? 'quick' : 'full'} run` +
-    `${reps ? `, ${reps} repetition${reps === 1 ? '' : 's'}, medians` : ''}; load average (1, 5, 15 min) ${Array.isArray(la) ? la.map((x) => x.toFixed(1)).join(' ') : 'not recorded'}`;
+    `${reps ? `, ${reps} repetition${reps === 1 ? '' : 's'}, medians` : ''}; load average (1, 5, 15 min) ${load}`;
 }
 
 /**
