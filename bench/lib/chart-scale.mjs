@@ -80,9 +80,8 @@ export function drawScale(scale, run = {}) {
   const svg = new Svg(1000);
   let y = svg.heading(20, 8, 'Scheduler operations per task by procs (bench/scale.mjs)', [
     'Counted by the core (stats()), not timed: the same on a loaded or a quiet machine, and what a machine with as many cores as Ps would see the scheduler do. ' +
-      'A task is a task function call (Gs the Ms started plus forks run inline). Each procs value in a fresh scheduler after a warm-up; the label at the right is the value at the largest procs.',
-    runLine(scale, run),
-  ]);
+      'A task is a task function call (Gs the Ms started plus forks run inline). Each procs value in a fresh scheduler after a warm-up; the label at the right is the value at the largest procs.'
+  ], runLine(scale, run));
   for (const [name, tree] of Object.entries(scale.counts ?? {})) y = panel(svg, y + 10, name, tree);
   return svg.toString(y + 6);
 }

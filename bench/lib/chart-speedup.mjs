@@ -102,9 +102,8 @@ export function drawSpeedup(suite, run = {}) {
   const svg = new Svg(1000);
   let y = svg.heading(20, 8, 'Real workloads: speed-up by thread count against rayon and Go (bench/workloads.mjs)', [
     'Each implementation over its own one-thread code: stealwork (chunked UTS, ctx.fork elsewhere) and piscina over one plain JS thread running the same kernel, ' +
-      'Go\'s goroutines over Go sequential, rayon over the same Rust sequentially. Dashed grey: speed-up = threads. Higher is better.',
-    runLine(suite, run),
-  ]);
+      'Go\'s goroutines over Go sequential, rayon over the same Rust sequentially. Dashed grey: speed-up = threads. Higher is better.'
+  ], runLine(suite, run));
   y = svg.legend(20, y + 14, [
     ...SERIES.map((s, i) => ({ label: s.label, color: colorOf(s.name, i), dash: s.dash })),
     { label: 'ideal', color: colorOf('ideal', 0), dash: '4 4' },

@@ -25,9 +25,8 @@ export function drawWasmVsTs(queue, run = {}) {
   const svg = new Svg(1000);
   let y = svg.heading(20, 8, 'Run-queue operations: Wasm core against its TypeScript twin (bench/queue.mjs)', [
     'ns per operation, lower is better; log scale. Single-threaded rows: the median tinybench sample divided by its batch, each backend in a worker of its own. ' +
-      'Contended rows: wall time per G stolen, 2 or 4 thief threads against one owner.',
-    runLine(queue, run),
-  ]);
+      'Contended rows: wall time per G stolen, 2 or 4 thief threads against one owner.'
+  ], runLine(queue, run));
   const colors = SERIES.map(([key], i) => colorOf(key, i));
   y = svg.legend(20, y + 12, SERIES.map(([, label], i) => ({ label, color: colors[i], bar: true })));
   const left = 300;

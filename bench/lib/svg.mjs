@@ -85,15 +85,16 @@ export class Svg {
     return out;
   }
 
-  /** A title, and under it wrapped grey lines; returns the y below them. */
-  heading(x, y, title, lines, chars = 165) {
+  /** A title, under it wrapped grey lines, then the run line (runLine) whole; returns the y below. */
+  heading(x, y, title, lines, run, chars = 165) {
     this.text(x, y + 18, title, { size: 17, weight: 'bold' });
     let yy = y + 36;
     for (const l of lines.flatMap((s) => Svg.wrap(s, chars))) {
       this.text(x, yy, l, { size: 11, fill: '#555' });
       yy += 14;
     }
-    return yy;
+    this.text(x, yy, run, { size: 10.5, fill: '#555' });
+    return yy + 14;
   }
 
   /**
