@@ -75,7 +75,8 @@ async function runWorkloads(opts, P, peers) {
   const { Piscina } = await import('piscina');
   const S = workloadSizes(opts.quick);
   const reps = opts.reps;
-  const res = new Results('workloads', `real workloads at ${P} thread${P === 1 ? '' : 's'}: stealwork (${P} Ps) and piscina (${P} threads) vs one JS thread; Go (GOMAXPROCS ${P}) vs Go sequential; rayon (${P} threads) vs the same Rust sequentially`, 'one JS thread');
+  const threads = `${P} thread${P === 1 ? '' : 's'}`;
+  const res = new Results('workloads', `real workloads at ${threads}: stealwork (${P} P${P === 1 ? '' : 's'}) and piscina (${threads}) vs one JS thread; Go (GOMAXPROCS ${P}) vs Go sequential; rayon (${threads}) vs the same Rust sequentially`, 'one JS thread');
   res.extra.threads = P;
   for (const n of peers.notes) res.note(n);
   const { go, rayon } = peers;
@@ -316,11 +317,11 @@ function printTargets(res, P) {
   console.log(`  geometric mean: stealwork ${sum.geomeanStealwork.toFixed(2)}x over one JS thread${P > 1 ? `, ${sum.geomeanSelf.toFixed(2)}x over its own run on 1 P` : ''}; ` +
     `Go ${x(sum.geomeanGo)} over Go sequential; rayon ${x(sum.geomeanRayon)} over the same Rust sequentially (target: stealwork >= Go)`);
   const t3 = res.rows.find((r) => r.group.startsWith('UTS T3') && r.variant === 'stealwork fork per node' && r.metric.startsWith('speed-up'));
-  if (t3) console.log(`  UTS T3, a fork per node, [nodes, leaves, depth] per node: ${t3.median.toFixed(2)}x one plain JS thread on ${P} Ps (target >= 1.3x)`);
+  if (t3) console.log(`  UTS T3, a fork per node, [nodes, leaves, depth] per node: ${t3.median.toFixed(2)}x one plain JS thread on ${P} P${P === 1 ? '' : 's'} (target >= 1.3x)`);
   const sp = res.rows.find((r) => r.group.startsWith('UTS T3') && r.variant === 'stealwork spawn per node' && r.metric.startsWith('speed-up'));
   const go = res.rows.find((r) => r.group.startsWith('UTS T3') && r.variant === 'Go goroutine per node' && r.metric.startsWith('speed-up'));
   if (sp) {
-    console.log(`  UTS T3, a task per node through ctx.spawn and ctx.join, [nodes, leaves, depth] per node: ${sp.median.toFixed(2)}x one plain JS thread on ${P} Ps ` +
+    console.log(`  UTS T3, a task per node through ctx.spawn and ctx.join, [nodes, leaves, depth] per node: ${sp.median.toFixed(2)}x one plain JS thread on ${P} P${P === 1 ? '' : 's'} ` +
       `(target >= 0.45x${go ? `; Go's goroutine per node: ${go.median.toFixed(2)}x Go sequential` : ''})`);
   }
 }
