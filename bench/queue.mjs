@@ -314,7 +314,7 @@ async function main() {
 
   if (opts.json) {
     const out = {
-      date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, quick: opts.quick, loadavg: os.loadavg(),
+      date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', quick: opts.quick, loadavg: os.loadavg(),
       rows: all.map((r) => ({ op: r.op, wasmNsPerOp: r.wasm, tsNsPerOp: r.ts, ratio: r.ts / r.wasm, ...(r.detail ? { detail: r.detail } : {}) })),
     };
     writeFileSync(opts.json, `${JSON.stringify(out, null, 2)}\n`);

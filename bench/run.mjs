@@ -1,18 +1,22 @@
 // The benchmark runner: every suite in its own process (a clean heap and fresh threads each),
-// their tables streamed as they print, then one JSON of every figure, an SVG chart and the
+// their tables streamed as they print, then one JSON of every figure, the SVG charts and the
 // transcript of the run.
 //
-//   node bench/run.mjs [--quick] [--reps N] [--procs N] [--suite NAME[,NAME]]
+//   node bench/run.mjs [--quick] [--reps N] [--procs N] [--threads LIST] [--suite NAME[,NAME]]
 //                      [--json PATH] [--svg PATH] [--publish]
 //
 // Suites: scheduler (wasm vs js backend), pools (vs piscina and tinypool), policies (the seed
 // article's comparisons), priorities (urgent work behind bulk, three classes sharing the Ps),
-// workloads (UTS T1/T3, N-Queens, merge sort, Mandelbrot beside one JS thread, piscina and Go),
-// queue (bench/queue.mjs, the run-queue micro-benchmarks, when present).
+// workloads (UTS T1/T3, N-Queens, merge sort, Mandelbrot beside one JS thread, piscina, Go and
+// rayon, at each of --threads: 1 and --procs unless given), queue (bench/queue.mjs, the
+// run-queue micro-benchmarks), scale (bench/scale.mjs's per-task counts only, procs 2 to 64;
+// quick: the small trees at procs 2, 8, 32, 64; its times and idle CPU only when run alone).
 // Defaults: full sizes, 5 repetitions (3 with --quick), 2 Ps, every suite. Writes latest.json,
-// chart.svg and latest.txt into bench/out/ (not tracked); --publish writes them into
-// bench/results/, the figures the README shows. Needs the build (npm run build).
+// the charts (lib/charts.mjs: chart.svg, wasm-vs-ts.svg, speedup.svg, scale.svg, each when its
+// suite ran) and latest.txt into bench/out/ (not tracked); --publish writes them into
+// bench/results/, the figures docs/performance.md shows. Needs the build (npm run build).
 
+import os from 'node:os';
 import process from 'node:process';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -21,10 +25,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from './lib/flags.mjs';
 import { loadavg, machine, versions } from './lib/machine.mjs';
 import { writeJSON } from './lib/output.mjs';
-import { drawChart } from './svg.mjs';
+import { drawCharts } from './lib/charts.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const SUITES = ['scheduler', 'pools', 'policies', 'priorities', 'workloads', 'queue'];
+const SUITES = ['scheduler', 'pools', 'policies', 'priorities', 'workloads', 'queue', 'scale'];
 
 const opts = parseArgs(process.argv.slice(2));
 /** Where the run's files go: bench/out/ (untracked), or with --publish the README's bench/results/. */
@@ -67,6 +71,22 @@ for (const s of suites) if (!SUITES.includes(s)) throw new TypeError(`--suite ${
 const partial = opts.publish && suites.length < SUITES.length && existsSync(jsonPath);
 const txtPath = join(dir, partial ? `${suites.join('-')}.txt` : 'latest.txt');
 
+/** The workloads suite's thread counts: --threads, else 1 and --procs (the speed-up curves). */
+function workloadThreads() {
+  return opts.threads.length ? opts.threads : [...new Set([1, opts.procs])];
+}
+
+/** A suite's command line after its script and --json: each takes its own flags. */
+function suiteArgs(s) {
+  // queue.mjs takes only --quick; scale.mjs its own procs list, and here only its counts (its
+  // times need minutes of rounds on a quiet machine: run it alone for those).
+  if (s === 'queue') return opts.quick ? ['--quick'] : [];
+  if (s === 'scale') return ['--skip-times', ...(opts.quick ? ['--quick', '--procs', '2,8,32,64'] : [])];
+  const args = [...(opts.quick ? ['--quick'] : []), '--reps', String(opts.reps), '--procs', String(opts.procs)];
+  if (s === 'workloads') args.push('--threads', workloadThreads().join(','));
+  return args;
+}
+
 const started = performance.now();
 const m0 = machine();
 say(`stealwork bench: ${suites.join(', ')}; ${opts.quick ? 'quick' : 'full'} run, ${opts.reps} repetitions, ${opts.procs} Ps; ` +
@@ -76,7 +96,7 @@ const out = {
   date: new Date().toISOString(),
   machine: m0,
   versions: versions(),
-  options: { quick: opts.quick, reps: opts.reps, procs: opts.procs, suites },
+  options: { quick: opts.quick, reps: opts.reps, procs: opts.procs, threads: workloadThreads(), suites },
   seconds: {},
   suites: {},
 };
@@ -88,18 +108,16 @@ for (const s of suites) {
     continue;
   }
   const tmp = join(dir, `${s}.tmp`);
-  const args = [rel(file), '--json', rel(tmp)];
-  if (opts.quick) args.push('--quick');
-  // queue.mjs takes only --quick and --json; the others take the repetitions and Ps too.
-  if (s !== 'queue') args.push('--reps', String(opts.reps), '--procs', String(opts.procs));
+  const args = [rel(file), '--json', rel(tmp), ...suiteArgs(s)];
   say();
   const t0 = performance.now();
+  const load0 = os.loadavg();
   const r = await runSuite(args);
   out.seconds[s] = (performance.now() - t0) / 1000;
   // A suite whose workload failed still writes the figures of the others (exit code 1).
   const wrote = existsSync(tmp);
   if (wrote) {
-    out.suites[s] = JSON.parse(readFileSync(tmp, 'utf8'));
+    out.suites[s] = { ...JSON.parse(readFileSync(tmp, 'utf8')), load: { start: load0, end: os.loadavg() } };
     rmSync(tmp, { force: true });
     if (r.status !== 0) out.suites[s].exit = r.status ?? r.signal;
   } else {
@@ -110,7 +128,7 @@ for (const s of suites) {
 }
 
 out.seconds.total = (performance.now() - started) / 1000;
-out.machine.loadavgEnd = (await import('node:os')).default.loadavg();
+out.machine.loadavgEnd = os.loadavg();
 let published = out;
 if (partial) {
   published = JSON.parse(readFileSync(jsonPath, 'utf8'));
@@ -120,9 +138,14 @@ if (partial) {
   published.options.suites = [...new Set([...published.options.suites, ...suites])];
 }
 writeJSON(jsonPath, published);
+// Every chart whose suite is in the results: chart.svg where --svg says, the others beside it.
 mkdirSync(dirname(svgPath), { recursive: true });
-writeFileSync(svgPath, drawChart(published));
-say(`\nwrote ${rel(jsonPath)}${partial ? ` (${suites.join(', ')} replaced)` : ''}, ${rel(svgPath)} and ${rel(txtPath)}${opts.publish ? ' (the published figures)' : ''}`);
+const charts = drawCharts(published).map(({ file, svg }) => {
+  const path = file === 'chart.svg' ? svgPath : join(dirname(svgPath), file);
+  writeFileSync(path, svg);
+  return rel(path);
+});
+say(`\nwrote ${rel(jsonPath)}${partial ? ` (${suites.join(', ')} replaced)` : ''}, ${charts.join(', ')} and ${rel(txtPath)}${opts.publish ? ' (the published figures)' : ''}`);
 say(`total ${out.seconds.total.toFixed(1)} s (${Object.entries(out.seconds).filter(([k]) => k !== 'total').map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}); ` +
   `load average at the end ${loadavg()}`);
 writeFileSync(txtPath, transcript.join(''));

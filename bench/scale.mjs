@@ -23,12 +23,18 @@
 //   load average) is printed beside the times: the counts do not depend on it, the times do.
 //
 //   npm run build && node bench/scale.mjs [--quick] [--procs 2,4,8,16,32,64] [--rounds 9]
-//     [--only coarse,fine,spawn] [--skip-counts] [--skip-times]
+//     [--only coarse,fine,spawn] [--skip-counts] [--skip-times] [--json FILE]
+//
+// --json writes what it printed as JSON (the counts per task by procs, the times' medians, the
+// idle CPU, the load), which run.mjs merges as its suite `scale` and bench/lib/chart-scale.mjs
+// draws.
 
 import os from 'node:os';
 import process from 'node:process';
 import { execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { machine, versions } from './lib/machine.mjs';
+import { writeJSON } from './lib/output.mjs';
 import { fileURLToPath } from 'node:url';
 import { loadStealwork } from './lib/package.mjs';
 import { median, sleep } from './lib/stats.mjs';
@@ -39,7 +45,7 @@ const SELF = fileURLToPath(import.meta.url);
 // ---- the command line ------------------------------------------------------------------------
 
 function parse(argv) {
-  const o = { quick: false, procs: [2, 4, 8, 16, 32, 64], rounds: 0, only: null, counts: true, times: true, idleChild: null, timeChild: null };
+  const o = { quick: false, procs: [2, 4, 8, 16, 32, 64], rounds: 0, only: null, counts: true, times: true, json: null, idleChild: null, timeChild: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -53,9 +59,10 @@ function parse(argv) {
     else if (a === '--only') o.only = next().split(',');
     else if (a === '--skip-times') o.times = false;
     else if (a === '--skip-counts') o.counts = false;
+    else if (a === '--json') o.json = next();
     else if (a === '--idle-child') o.idleChild = JSON.parse(next());
     else if (a === '--time-child') o.timeChild = JSON.parse(next());
-    else throw new TypeError(`unknown argument ${a} (flags: --quick, --procs LIST, --rounds N, --only NAMES, --skip-counts, --skip-times)`);
+    else throw new TypeError(`unknown argument ${a} (flags: --quick, --procs LIST, --rounds N, --only NAMES, --skip-counts, --skip-times, --json FILE)`);
   }
   for (const p of o.procs) if (!Number.isInteger(p) || p < 1) throw new RangeError(`--procs must list positive integers, got ${p}`);
   if (o.rounds === 0) o.rounds = o.quick ? 5 : 9;
@@ -78,6 +85,9 @@ async function runOnce(s, w) {
   const x = await s.run(w.task, ...w.args);
   if (x !== w.check(w.args[0])) throw new Error(`${w.task}(${w.args}) = ${x}, want ${w.check(w.args[0])}`);
 }
+
+/** What --json writes: filled in as the sections run (the main process only). */
+const report = { counts: {}, times: null, idle: [] };
 
 // ---- 1. per-task counts -------------------------------------------------------------------------
 
@@ -138,6 +148,7 @@ async function counts(Scheduler, ws, o) {
       rows.push([String(p), r.tasks.toFixed(0), ...COLUMNS.map((k) => fmt(r.per[k])), String(r.spinningMax)]);
     }
     printTable(head, rows);
+    report.counts[w.name] = { what: w.what, task: w.task, args: w.args, warm, reps, columns: COLUMNS, procs: o.procs, byProcs: byP };
     // Growth from the smallest to the largest procs, per task; operations that are 0 at the
     // smallest procs compare absolute values (their growth is named in DESIGN.md "Scaling").
     const lo = byP[o.procs[0]].per;
@@ -238,7 +249,12 @@ async function times(ws, o) {
       const busyMs = ((j1.busy - j0.busy) * 1000) / hz;
       const others = Math.max(0, busyMs - ours);
       console.log(`  load: other processes used ${(others / wall).toFixed(2)} of this machine's ${os.availableParallelism()} CPUs during the rounds (the runs ${(ours / wall).toFixed(2)}); load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+      report.load = { otherCpus: others / wall, ownCpus: ours / wall, loadavg: os.loadavg() };
     }
+    report.times = {
+      procs: P, rounds: o.rounds,
+      trees: Object.fromEntries(ws.map((w) => [w.name, Object.fromEntries(P.map((p) => [p, { ms: median(ms[`${w.name}@${p}`]), cpu: median(cpu[`${w.name}@${p}`]) }]))])),
+    };
     for (const w of ws) {
       for (const p of [8, 32]) {
         const k = `${w.name}@${p}`;
@@ -389,6 +405,7 @@ function idle(o) {
   for (const [procs, what, options] of cases) {
     const arg = JSON.stringify({ procs, options: { ...options, idleTimeout: options.idleTimeout === Infinity ? 'Infinity' : options.idleTimeout }, windows });
     const r = JSON.parse(execFileSync(process.execPath, [SELF, '--idle-child', arg], { encoding: 'utf8' }).trim().split('\n').pop());
+    report.idle.push({ procs, what, msPerSecond: median(r.out), windows: r.out, live: r.live });
     console.log(`  procs ${String(procs).padStart(2)}, ${what.padEnd(22)} median ${median(r.out).toFixed(2)} ms/s (windows ${r.out.map((x) => x.toFixed(2)).join(' ')}; ${r.live} threads live)`);
   }
 }
@@ -410,5 +427,12 @@ if (o.timeChild !== null) {
   if (o.times) {
     await times(ws, o);
     idle(o);
+  }
+  if (o.json !== null) {
+    writeJSON(o.json, {
+      suite: 'scale', date: new Date().toISOString(), machine: machine(), versions: versions(),
+      options: { quick: o.quick, procs: o.procs, rounds: o.rounds, counts: o.counts, times: o.times }, ...report,
+    });
+    console.log(`wrote ${o.json}`);
   }
 }

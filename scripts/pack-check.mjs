@@ -27,8 +27,8 @@ export const SHIPPED = [
   'dist/index.cjs', 'dist/index.d.cts', 'dist/index.d.ts', 'dist/index.js', 'dist/worker.js',
   'dist/piscina.cjs', 'dist/piscina.d.cts', 'dist/piscina.d.ts', 'dist/piscina.js',
   'docs/DESIGN.md', 'docs/guide.md', 'docs/piscina.md', 'docs/performance.md', 'docs/trace-viewer.png',
-  'bench/results/chart.svg', 'bench/results/latest.txt',
-  'bench/results/workloads.txt',
+  'bench/results/chart.svg', 'bench/results/wasm-vs-ts.svg', 'bench/results/speedup.svg', 'bench/results/scale.svg',
+  'bench/results/latest.txt', 'bench/results/queue.txt', 'bench/results/workloads.txt', 'bench/results/scale.txt',
 ];
 
 /** The relative link and image targets of a Markdown file (anchors and absolute URLs left out). */

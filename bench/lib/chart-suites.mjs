@@ -1,66 +1,15 @@
-// A small SVG writer for bench/results/chart.svg, drawn from the merged results (run.mjs):
+// Chart chart.svg: the suites that compare variants of one scheduler run, drawn from the merged
+// results (run.mjs, lib/charts.mjs):
 //   A. the scheduler suite: wasm vs js per workload, each workload normalised to its best;
 //   B. the pools suite: stealwork vs piscina vs tinypool, the same way;
 //   C. the policies: each variant against its table's baseline, on a log scale around 1;
-//   D. the run-queue micro-benchmarks (bench/queue.mjs), when that suite ran;
-//   E. the real workloads: each variant's speed-up over its own one-thread code, and the
-//      geometric means (bench/workloads.mjs), when that suite ran.
-// Only rows marked `chart` are drawn. Everything is "higher is better": a lower-is-better
-// metric (latency, time, CPU) is drawn as best / value, and its label says so.
+// and the workloads that failed in the run. The run-queue operations, the real workloads'
+// speed-ups and the scale counts have charts of their own (chart-wasm-ts.mjs,
+// chart-speedup.mjs, chart-scale.mjs). Only rows marked `chart` are drawn. Everything is
+// "higher is better": a lower-is-better metric (latency, time, CPU) is drawn as best / value,
+// and its label says so.
 
-const COLORS = {
-  wasm: '#2f6fb0', stealwork: '#2f6fb0', js: '#e08a2c', piscina: '#3a9a5b', tinypool: '#8a5bb8',
-};
-const FALLBACK = ['#2f6fb0', '#e08a2c', '#3a9a5b', '#8a5bb8', '#b04a4a', '#5a5a5a'];
-const FONT = 'font-family="Helvetica, Arial, sans-serif"';
-
-const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-class Svg {
-  constructor(width) {
-    this.width = width;
-    this.parts = [];
-  }
-
-  rect(x, y, w, h, fill, extra = '') {
-    this.parts.push(`<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(0, w).toFixed(1)}" height="${Math.max(0, h).toFixed(1)}" fill="${fill}"${extra}/>`);
-  }
-
-  line(x1, y1, x2, y2, stroke = '#999', extra = '') {
-    this.parts.push(`<line x1="${x1.toFixed(1)}" y1="${y1.toFixed(1)}" x2="${x2.toFixed(1)}" y2="${y2.toFixed(1)}" stroke="${stroke}"${extra}/>`);
-  }
-
-  text(x, y, s, { size = 11, anchor = 'start', weight = 'normal', fill = '#222' } = {}) {
-    this.parts.push(`<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" font-size="${size}" text-anchor="${anchor}" font-weight="${weight}" fill="${fill}" ${FONT}>${esc(s)}</text>`);
-  }
-
-  /** Lines of at most `chars` characters, broken at spaces. */
-  static wrap(s, chars) {
-    const out = [];
-    let cur = '';
-    for (const w of String(s).split(' ')) {
-      if (cur && (cur + ' ' + w).length > chars) { out.push(cur); cur = w; } else cur = cur ? `${cur} ${w}` : w;
-    }
-    if (cur) out.push(cur);
-    return out;
-  }
-
-  toString(height) {
-    return `<svg xmlns="http://www.w3.org/2000/svg" width="${this.width}" height="${height}" viewBox="0 0 ${this.width} ${height}">\n` +
-      `<rect x="0" y="0" width="${this.width}" height="${height}" fill="#ffffff"/>\n${this.parts.join('\n')}\n</svg>\n`;
-  }
-}
-
-/** A number in at most 4 significant digits. */
-function short(x) {
-  if (!Number.isFinite(x)) return '-';
-  const a = Math.abs(x);
-  if (a >= 1000) return x.toFixed(0);
-  if (a >= 100) return x.toFixed(0);
-  if (a >= 10) return x.toFixed(1);
-  if (a >= 1) return x.toFixed(2);
-  return x.toPrecision(2);
-}
+import { COLORS, FALLBACK, Svg, short } from './svg.mjs';
 
 const goodness = (r) => (r.better === 'lower' ? 1 / r.median : r.median);
 
@@ -174,71 +123,6 @@ function ratioPanel(svg, y0, title, subtitle, tables) {
   return top + items.length * rowH + 20;
 }
 
-/**
- * Panel E: speed-ups (not normalised) per workload on a linear axis from 0 to `top`, a line at
- * 1x. groups: [{ label, bars: [{ series, value }] }]. Returns the y below the panel.
- */
-function speedupPanel(svg, y0, title, subtitle, groups, series, top) {
-  const left = 50;
-  const right = svg.width - 20;
-  const plotH = 170;
-  svg.text(left - 30, y0 + 16, title, { size: 15, weight: 'bold' });
-  svg.text(left - 30, y0 + 33, subtitle, { size: 11, fill: '#555' });
-  let lx = left;
-  const ly = y0 + 50;
-  for (const [i, s] of series.entries()) {
-    svg.rect(lx, ly - 10, 12, 12, FALLBACK[i % FALLBACK.length]);
-    svg.text(lx + 16, ly, s, { size: 12 });
-    lx += 24 + s.length * 7;
-  }
-  const y1 = y0 + 75;
-  const base = y1 + plotH;
-  const yOf = (v) => base - (Math.min(v, top) / top) * plotH;
-  for (let v = 0; v <= top + 1e-9; v += 0.5) {
-    svg.line(left, yOf(v), right, yOf(v), v === 0 ? '#444' : v === 1 ? '#999' : '#e3e3e3');
-    svg.text(left - 6, yOf(v) + 4, `${v}x`, { size: 10, anchor: 'end', fill: '#666' });
-  }
-  const gw = (right - left) / Math.max(1, groups.length);
-  let maxLines = 0;
-  for (const [gi, g] of groups.entries()) {
-    const bars = g.bars.filter((b) => Number.isFinite(b.value));
-    const bw = Math.min(34, (gw * 0.8) / Math.max(1, bars.length));
-    const x0 = left + gi * gw + (gw - bw * bars.length) / 2;
-    for (const [bi, b] of bars.entries()) {
-      const x = x0 + bi * bw;
-      svg.rect(x + 1, yOf(b.value), bw - 2, base - yOf(b.value), FALLBACK[series.indexOf(b.series) % FALLBACK.length]);
-      svg.text(x + bw / 2, yOf(b.value) - 3, short(b.value), { size: 9, anchor: 'middle', fill: '#333' });
-    }
-    const lines = Svg.wrap(g.label, Math.max(12, Math.floor(gw / 6.2)));
-    maxLines = Math.max(maxLines, lines.length);
-    lines.forEach((l, i) => svg.text(left + gi * gw + gw / 2, base + 14 + i * 12, l, { size: 10, anchor: 'middle' }));
-  }
-  return base + 20 + maxLines * 12;
-}
-
-/** Panel E's groups from the workloads suite's summary. */
-function workloadGroups(sum) {
-  const groups = sum.workloads.map((w) => ({
-    label: w.workload,
-    bars: [
-      { series: 'stealwork', value: w.stealwork },
-      { series: 'stealwork over its 1 P', value: w.self },
-      { series: 'piscina', value: w.piscina },
-      { series: 'Go', value: w.go },
-    ],
-  }));
-  for (const w of sum.workloads) {
-    if (Number.isFinite(w.perNode)) {
-      groups.push({ label: `${w.workload}, per node`, bars: [{ series: 'stealwork', value: w.perNode }, { series: 'Go', value: w.goPerNode }] });
-    }
-  }
-  groups.push({
-    label: 'geometric mean',
-    bars: [{ series: 'stealwork', value: sum.geomeanStealwork }, { series: 'stealwork over its 1 P', value: sum.geomeanSelf }, { series: 'Go', value: sum.geomeanGo }],
-  });
-  return groups;
-}
-
 /** The chart of a merged results object (bench/results/latest.json) as SVG text. */
 export function drawChart(latest) {
   const svg = new Svg(1000);
@@ -277,25 +161,6 @@ export function drawChart(latest) {
     svg.text(20, y + 14, 'Failed in this run (left out above):', { size: 12, weight: 'bold', fill: '#a03c3a' });
     failed.forEach((line, i) => svg.text(20, y + 30 + i * 14, line.slice(0, 160), { size: 10.5, fill: '#a03c3a' }));
     y += 36 + failed.length * 14;
-  }
-  const queue = latest.suites.queue;
-  if (Array.isArray(queue?.rows) && queue.rows.length) {
-    const groups = queue.rows.map((r) => ({
-      label: r.op.replace(/^contended: /, 'contended '), metric: 'ns per op, lower better',
-      rows: [{ variant: 'wasm', median: r.wasmNsPerOp, better: 'lower' }, { variant: 'js', median: r.tsNsPerOp, better: 'lower' }],
-    }));
-    y = barPanel(svg, y + 10, 'D. Run-queue operations (bench/queue.mjs): Wasm core vs TypeScript twin',
-      'ns per operation drawn as best / value, normalised to the faster backend per operation', groups, ['wasm', 'js']);
-  }
-  const wsuite = latest.suites.workloads;
-  const work = wsuite?.tables?.[0]?.summary;
-  if (work?.workloads?.length) {
-    // A suite published on its own (run.mjs --publish --suite workloads) says when it ran.
-    const when = wsuite.date && wsuite.date !== latest.date
-      ? `; run ${wsuite.date}, ${wsuite.options.reps} repetitions, load average ${wsuite.machine.loadavg.map((x) => x.toFixed(1)).join(' ')}` : '';
-    const top = Math.max(2, Math.ceil(2 * Math.max(...workloadGroups(work).flatMap((g) => g.bars.map((b) => b.value)).filter(Number.isFinite))) / 2);
-    y = speedupPanel(svg, y + 10, `E. Real workloads: speed-up over each one's own one-thread code (${latest.options.procs} threads)`,
-      `stealwork (chunked UTS, ctx.fork elsewhere) and piscina over one plain JS thread, stealwork also over its own run on 1 P; Go over Go sequential${when}`, workloadGroups(work), ['stealwork', 'piscina', 'Go', 'stealwork over its 1 P'], top);
   }
   return svg.toString(Math.ceil(y + 10));
 }
