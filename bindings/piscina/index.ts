@@ -18,7 +18,7 @@
 import { engineOf, startResolved, checkTransfer, type Scheduler } from '../runtime/scheduler.js';
 import type { Engine } from '../runtime/engine.js';
 import { resolveOptions, threadOptions } from '../runtime/options.js';
-import { nodeModule } from '../runtime/platform.js';
+import { nodeModule } from '../runtime/host/platform.js';
 import { checkOptions, fillOptions, nullProto, type FilledOptions, type Options, type TaskQueue } from './options.js';
 import { emptySummary, RUN, TimingReader, timingBuffer, WAIT, type HistogramSummary } from './timing.js';
 import { isMovable, kQueueOptions, kTransferable, kValue, move, type Transferable } from './move.js';

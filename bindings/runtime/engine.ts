@@ -13,31 +13,31 @@ import { attachCore, createMemory, loadCoreModule, type Core } from '../core/ind
 import {
   abortedError, asMemoryError, closedError, closedForceError, killReason, platformError, replacementFailedError, taskModuleMismatchError,
   timeoutError, uncaughtError, unknownTaskError, workerCrashedError, workerExitError, workerLoopError, workerStartError,
-} from './errors.js';
-import { CancelTokens, SignalWatch } from './cancel.js';
-import { GSlots } from './gslots.js';
+} from './base/errors.js';
+import { CancelTokens, SignalWatch } from './tasks/cancel.js';
+import { GSlots } from './memory/gslots.js';
 import type { ResolvedOptions } from './options.js';
-import { isNode, now, platformProblem, startThread, threadOptionsProblem, unrefTimer, type ThreadHandle } from './platform.js';
+import { isNode, now, platformProblem, startThread, threadOptionsProblem, unrefTimer, type ThreadHandle } from './host/platform.js';
 import { isEngineMessage, type ToWorker } from './messages.js';
-import { schedtraceLines } from './schedtrace.js';
-import { allocTraceRings, exportTrace, traceClock, type MonitorEvent } from './trace.js';
-import { allocHistograms, LATENCY_SAMPLE } from './latency.js';
-import { readStats, type SchedulerStats } from './stats.js';
-import { TASK_PENDING } from './task.js';
-import { RootTask } from './root-task.js';
-import { inboxEmpty, takeInbox } from './inbox.js';
-import { blocksEnd, mAddr } from './mblock.js';
-import { parkSwap, parkWaitAsync, parkWord, stopAll, wakeForMessage } from './park.js';
-import { Views } from './values.js';
-import { SharedRegistry } from './shared-registry.js';
-import { Sysmon } from './sysmon.js';
-import { priorityClass, type Priority } from './priority.js';
-import { casualties, detachOrphans, failCasualties } from './recover.js';
-import { rootAwaited } from './join.js';
-import { longTimeout } from './timer.js';
-import { KeepAlive } from './keepalive.js';
-import { StartM } from './startm.js';
-import { Killer, type KillCause } from './kill.js';
+import { schedtraceLines } from './observe/schedtrace.js';
+import { allocTraceRings, exportTrace, traceClock, type MonitorEvent } from './observe/trace.js';
+import { allocHistograms, LATENCY_SAMPLE } from './observe/latency.js';
+import { readStats, type SchedulerStats } from './observe/stats.js';
+import { TASK_PENDING } from './tasks/task.js';
+import { RootTask } from './tasks/root-task.js';
+import { inboxEmpty, takeInbox } from './sleep/inbox.js';
+import { blocksEnd, mAddr } from './memory/mblock.js';
+import { parkSwap, parkWaitAsync, parkWord, stopAll, wakeForMessage } from './sleep/park.js';
+import { Views } from './memory/values.js';
+import { SharedRegistry } from './memory/shared-registry.js';
+import { Sysmon } from './threads/sysmon.js';
+import { priorityClass, type Priority } from './tasks/priority.js';
+import { casualties, detachOrphans, failCasualties } from './threads/recover.js';
+import { rootAwaited } from './tasks/join.js';
+import { longTimeout } from './host/timer.js';
+import { KeepAlive } from './threads/keepalive.js';
+import { StartM } from './threads/startm.js';
+import { Killer, type KillCause } from './tasks/kill.js';
 
 interface Deferred {
   task: RootTask<unknown>;

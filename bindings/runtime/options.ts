@@ -2,10 +2,10 @@
 
 import { MAX_PROCS } from '../../assembly/shared/layout.js';
 import type { Backend } from '../core/core.js';
-import { procsDefault, type ProcsSource } from './cgroup.js';
-import { filePathUrl } from './platform.js';
-import { debugEnv, parseDebugEnv } from './schedtrace.js';
-import { optionRangeError, optionTypeError, relativeTasksError, unknownOptionError } from './errors.js';
+import { procsDefault, type ProcsSource } from './host/cgroup.js';
+import { filePathUrl } from './host/platform.js';
+import { debugEnv, parseDebugEnv } from './observe/schedtrace.js';
+import { optionRangeError, optionTypeError, relativeTasksError, unknownOptionError } from './base/errors.js';
 
 /** The order in which a P without work tries the other Ps when it steals: 'random' is Go's (a
  *  random start and a random stride coprime with the number of Ps, so each P is tried once per

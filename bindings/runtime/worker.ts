@@ -6,16 +6,16 @@
 // loop ends and the worker sends 'stealwork:exit'.
 
 import { attachCore } from '../core/index.js';
-import { GSlots } from './gslots.js';
-import { M } from './m.js';
-import { catchStrayErrors, nodeWorkerData, parentChannel, trackTimers } from './platform.js';
+import { GSlots } from './memory/gslots.js';
+import { M } from './threads/m.js';
+import { catchStrayErrors, nodeWorkerData, parentChannel, trackTimers } from './host/platform.js';
 import { isEngineMessage, type ErrorDescription, type FromWorker, type InitMessage } from './messages.js';
 import { piscinaTable } from '../piscina/worker-side.js';
 import { WORKER_MARK, type WorkerMark } from '../piscina/mark.js';
-import { Views } from './values.js';
-import { loadTaskModule } from './load.js';
-import { SharedRegistry } from './shared-registry.js';
-import type { TaskContext } from './context.js';
+import { Views } from './memory/values.js';
+import { loadTaskModule } from './host/load.js';
+import { SharedRegistry } from './memory/shared-registry.js';
+import type { TaskContext } from './tasks/context.js';
 
 type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
 
