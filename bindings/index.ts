@@ -14,7 +14,7 @@ export type { SchedulerStats, PStats, MStats } from './runtime/observe/stats.js'
 export { Task, JoinRequest } from './runtime/tasks/task.js';
 export { RootTask } from './runtime/tasks/root-task.js';
 export { TaskContext } from './runtime/tasks/context.js';
-export { Fork } from './runtime/tasks/fork.js';
+export { Fork } from './runtime/tasks/fork-handle.js';
 export { StealworkError, WorkerCrashedError, AbortError } from './runtime/base/errors.js';
 export type { ErrorCode } from './runtime/base/errors.js';
 export type { Backend } from './core/core.js';

@@ -6,6 +6,10 @@ import { procsDefault, type ProcsSource } from './host/cgroup.js';
 import { filePathUrl } from './host/platform.js';
 import { debugEnv, parseDebugEnv } from './observe/schedtrace.js';
 import { optionRangeError, optionTypeError, relativeTasksError, unknownOptionError } from './base/errors.js';
+import type { ResourceLimits, ThreadOptions } from './host/thread-options.js';
+import type { TaskCalling } from './threads/calling.js';
+
+export type { ResourceLimits, ThreadOptions, TaskCalling };
 
 /** The order in which a P without work tries the other Ps when it steals: 'random' is Go's (a
  *  random start and a random stride coprime with the number of Ps, so each P is tried once per
@@ -99,36 +103,6 @@ export interface SchedulerOptions {
   /** Node only: the threads' Node options (Node's Worker `execArgv`). */
   execArgv?: readonly string[];
 }
-
-/** Node's Worker resourceLimits: each a positive number; one left out keeps Node's default.
- *  @inline */
-export interface ResourceLimits {
-  /** The most a thread's main heap (V8's old generation) may hold, in MB; a thread that needs
-   *  more dies with Node's ERR_WORKER_OUT_OF_MEMORY. */
-  maxOldGenerationSizeMb?: number;
-  /** The most V8's young generation (recently made objects) may hold, in MB. */
-  maxYoungGenerationSizeMb?: number;
-  /** The size of the range V8 reserves for the thread's generated code, in MB. */
-  codeRangeSizeMb?: number;
-  /** The thread's stack size, in MB (Node's default is 4). */
-  stackSizeMb?: number;
-}
-
-/** What each worker thread is started with, beside the scheduler's own messages. */
-export interface ThreadOptions {
-  workerData?: unknown;
-  resourceLimits?: ResourceLimits;
-  env?: Record<string, string | undefined> | symbol;
-  argv?: readonly unknown[];
-  execArgv?: readonly string[];
-}
-
-/**
- * How the worker calls the task module's functions. 'context' is stealwork's `(ctx, ...args)`;
- * 'piscina' wraps each `(task) => result` (the stealwork/piscina entry sets it, with the shared
- * words its wrapper reads; bindings/piscina/worker-side.ts).
- */
-export type TaskCalling = { kind: 'context' } | { kind: 'piscina'; shared: SharedArrayBuffer };
 
 export interface ResolvedOptions {
   tasks: string;

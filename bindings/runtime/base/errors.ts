@@ -8,7 +8,7 @@
 // RangeError naming the option); misuse inside tasks; shared memory running out; internal
 // faults (a bug of the scheduler, never a user's); the piscina entry's (piscina's words).
 
-import type { ErrorDescription } from '../messages.js';
+import type { ErrorDescription } from './description.js';
 
 /** Stable, machine-readable reasons for a StealworkError. */
 export type ErrorCode =

@@ -2,7 +2,7 @@
 // Node (worker_threads), Deno and browsers (module Workers). Nothing above this file knows
 // which runtime it is on.
 
-import type { ThreadOptions } from '../options.js';
+import type { ThreadOptions } from './thread-options.js';
 import { platformMissingError } from '../base/errors.js';
 
 type NodeWorkerThreads = typeof import('node:worker_threads');

@@ -10,7 +10,7 @@
 // so it crosses a JS number or a Wasm f64 (the core's finishSlot) bit for bit.
 
 import { fromUnits } from '../../codec/strings.js';
-import type { Views } from './values.js';
+import type { Views } from '../../codec/index.js';
 
 /** The most code units a short string has. */
 export const SHORT_MAX = 7;

@@ -1,7 +1,7 @@
 // The context a task function gets as its first argument.
 
 import type { Task, JoinRequest } from './task.js';
-import type { Fork } from './fork.js';
+import type { Fork } from './fork-handle.js';
 import { macrotask } from '../host/platform.js';
 import { cancelledError, optionTypeError, unknownOptionError, type AbortError } from '../base/errors.js';
 import { checkPriority, priorityClass, type Priority } from './priority.js';

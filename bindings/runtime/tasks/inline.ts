@@ -13,9 +13,10 @@ import type { GSlots } from '../memory/gslots.js';
 import { applyShape, type Shape } from './joinshape.js';
 import type { Kids } from './kids.js';
 import type { KillGuard } from './kill.js';
+import type { TaskFn } from './taskfn.js';
 import { JoinRequest, Task, TASK_FAILED, TASK_PENDING, type TaskOwner } from './task.js';
 
-export type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
+export type { TaskFn };
 
 /** What inline runs need of their M (bindings/runtime/threads/m.ts). */
 export interface InlineHost extends TaskOwner, ContextHost {

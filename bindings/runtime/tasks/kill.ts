@@ -22,8 +22,8 @@
 import { KILL_CLAIMED, MR_KILLABLE } from '../../../assembly/shared/layout.js';
 import { isCancelled } from './cancel.js';
 import { cancelReason, type ContextHost, type TaskContext } from './context.js';
-import type { Fork, ForkOwner } from './fork.js';
-import type { TaskFn } from './inline.js';
+import type { Fork, ForkOwner } from './fork-handle.js';
+import type { TaskFn } from './taskfn.js';
 import { mAddr } from '../memory/mblock.js';
 import type { Views } from '../memory/values.js';
 
