@@ -239,7 +239,7 @@ export class Engine {
    */
   private startM(i: number, restart: { resumeP: number } | undefined): Promise<string[]> {
     const o = this.opts;
-    const t = startThread<ToWorker, unknown>(WORKER_URL, `stealwork M${i}`, o.thread);
+    const t = startThread<ToWorker, unknown>(o.worker ?? WORKER_URL, `stealwork M${i}`, o.thread);
     this.threads[i - 1] = t;
     this.alive.adopt(t);
     let exitResolve!: () => void;

@@ -146,6 +146,10 @@ export interface ResolvedOptions {
   thread: ThreadOptions;
   /** Internal: set by the stealwork/piscina entry, never by an option. */
   calling: TaskCalling;
+  /** Internal: the worker entry the threads run, null for the runtime's own (worker.ts beside
+   *  the engine). An adapter whose calling convention must be registered on the threads names
+   *  its own entry (threads/calling.ts); set by the stealwork/piscina entry, never by an option. */
+  worker: URL | null;
   /** Internal (the stealwork/piscina entry sets it for its 'message' event): told of every
    *  message a thread's own code posted to the main thread (messages.ts isEngineMessage), in
    *  each thread's order. Null: such messages are dropped. */
@@ -187,6 +191,7 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     traceEvents: 1 << 16,
     thread: {},
     calling: { kind: 'context' },
+    worker: null,
     onMessage: null,
   };
 }

@@ -162,6 +162,17 @@ export function workerStartError(code: 'ERR_TASK_MODULE' | 'ERR_WORKER_START', d
   return withStack(new StealworkError(code, d.message), d);
 }
 
+/** A worker thread was started with a calling kind no adapter registered on it (its adapter's
+ *  worker entry registers it: threads/calling.ts). */
+export function unknownCallingError(kind: string): StealworkError {
+  return new StealworkError('ERR_WORKER_START', `no calling convention '${kind}' is registered on the worker thread (the adapter's worker entry registers it)`);
+}
+
+/** registerCalling of a kind taken by another convention (or 'context', the runtime's own). */
+export function callingTakenError(kind: string): TypeError {
+  return new TypeError(`calling convention '${kind}' is already registered`);
+}
+
 /** A worker thread ended before its handshake. */
 export function workerExitError(m: number, reason: string, cause: unknown): StealworkError {
   return new StealworkError('ERR_WORKER_START', `worker M${m} failed to start: ${reason}`, { cause });
