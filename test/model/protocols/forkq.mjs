@@ -50,7 +50,7 @@ const TRANSCRIBED = {
     'const to = joinFinish(f.views.i32, a);',
     'forkWake(f.views.i32);',
   ],
-  'threads/m.ts': [ // run: the leapfrog hint
+  'threads/execute.ts': [ // run: the leapfrog hint
     'if ((flags & GF_FORK) !== 0) Atomics.store(this.views.i32, (a + G_INDEX) >>> 2, this.p + 1);',
   ],
 };
