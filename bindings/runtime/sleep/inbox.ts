@@ -3,7 +3,7 @@
 //
 // Each M slot has a Treiber stack of finished G ids (M_INBOX, linked by G_SCHEDLINK).
 //   writer  pushInbox (any thread: the finisher of an awaited G, join.ts)   CAS on the head
-//   reader  takeInbox (the owning M only: m.ts's waiters, engine.ts's pump)  exchange with 0
+//   reader  takeInbox (the owning M only: threads/m.ts's waiters, engine-pump.ts's pump)  exchange with 0
 // The owner takes everything at once, so the stack has no ABA hazard. After a push the pusher
 // sets PARK_INBOX in the owner's park word (park.ts wakeInbox), which is how the owner learns
 // of it while asleep.

@@ -6,12 +6,12 @@
 //                 the monitor's handoff (assembly/sysmon.ts, twin bindings/core/ts/sysmon.ts):
 //                 a P was handed over in M_NEXTP
 //     PARK_INBOX  wakeInbox, after pushInbox (inbox.ts): finished Gs for this M's waiters
-//     PARK_MSG    wakeForMessage, from the main thread's deliverShares (engine.ts): a shared
+//     PARK_MSG    wakeForMessage, from the main thread's deliverShares (engine-spawn.ts): a shared
 //                 buffer's message waits for a turn of this M's event loop
 //     PARK_STOP   stopAll, from the main thread's close (engine.ts), after S_RT_STOP
 //   reader (swap the word to 0, act on every bit seen, then wait on 0)
 //     the M's own ladders here (Parker: sleepSync, sleepAsync); the main thread (M0) only
-//     swaps and waits for its inbox (engine.ts's pump, through parkSwap and parkWaitAsync)
+//     swaps and waits for its inbox (engine-pump.ts's pump, through parkSwap and parkWaitAsync)
 //
 // No wake-up is lost: every writer sets its bit before it notifies, and the reader swaps the
 // word to 0 and looks at every bit before each wait on 0; a notify that comes before the wait

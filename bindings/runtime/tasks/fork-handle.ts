@@ -17,7 +17,7 @@ export class Fork<T = unknown> {
   /** @internal */ declare readonly owner: ForkOwner;
   /** @internal the child's G (G_DEAD and unpublished when `published` is false) */ declare readonly g: number;
   /** @internal on the fork deque (false: the deque was full; the forker runs it at join) */ declare readonly published: boolean;
-  /** @internal TASK_PENDING, TASK_OK or TASK_FAILED (a Task's states: m.ts settles both) */ declare state: number;
+  /** @internal TASK_PENDING, TASK_OK or TASK_FAILED (a Task's states: threads/runinline.ts settles both) */ declare state: number;
   /** @internal join() was called: its error went to the caller, not to the implicit sync */ declare joined: boolean;
   /** @internal the result or the error, once settled */ declare value: unknown;
   /** The task function's name. */

@@ -7,7 +7,7 @@
 // joined then (Cilk's implicit sync).
 //
 // Who may call what: everything here runs on the forker's M, on its own thread; a Fork never
-// leaves it (the codec refuses it). The thief's side is the ordinary M loop (m.ts execute and
+// leaves it (the codec refuses it). The thief's side is the ordinary M loop (threads/execute.ts execute and
 // finish), which only has to date the steal (G_INDEX) and wake a sleeping joiner (forksleep.ts
 // forkWake).
 
@@ -320,7 +320,7 @@ export class ForkJoin implements ForkOwner {
       const a = gs.addr(f.g);
       const i32 = v.i32;
       if (gs.joinWord(a) & JOIN_DONE) break; // pairs with the thief's orJoin(DONE) in finish
-      const thief = Atomics.load(i32, (a + G_INDEX) >>> 2) - 1; // pairs with the thief's store in m.ts run: its P, stored as it started f
+      const thief = Atomics.load(i32, (a + G_INDEX) >>> 2) - 1; // pairs with the thief's store in threads/execute.ts run: its P, stored as it started f
       const depth = h.depth;
       if (depth < FORK_MAX_DEPTH) {
         // Shallow: anything runnable. Deep: only the thief's forks (f's descendants), which a

@@ -136,7 +136,7 @@ function inlineSettle(h: InlineHost, t: Task<unknown>, ctx: TaskContext, ok: boo
 }
 
 /** Awaits every child and gives settled, G-less Tasks carrying their outcomes (in a box: a
- *  Task is a thenable, which a promise would adopt). Also m.ts's join over inline children. */
+ *  Task is a thenable, which a promise would adopt). Also threads/execute.ts's join over inline children. */
 export function outcomes(h: TaskOwner, tasks: Task<unknown>[]): Promise<{ settled: Task<unknown>[] }> {
   const settled = new Array<Task<unknown>>(tasks.length);
   return Promise.all(tasks.map((t, i) => h.awaitTask(t).then(

@@ -5,12 +5,12 @@
 // who frees the G.
 //
 // The join word (G_JOIN) of a G:
-//   finishG       the M that ran it (m.ts finish), or the main thread failing a crashed M's G
+//   finishG       the M that ran it (threads/execute.ts finish), or the main thread failing a crashed M's G
 //                 (recover.ts failG): stores the result, then JOIN_DONE (joinFinish), and hands
 //                 it on to whoever set a bit first
 //   awaitDone     the handle's owner awaiting it (waiters.ts): its M index (joinAwait)
-//   rootAwaited   the main thread, for a root G before it is readied (engine.ts submit)
-//   joinChildren  the M turning a G into a join continuation (m.ts join): JOIN_PARENT on each
+//   rootAwaited   the main thread, for a root G before it is readied (engine-spawn.ts submit)
+//   joinChildren  the M turning a G into a join continuation (threads/execute.ts join): JOIN_PARENT on each
 //                 child (the core's joinLink), and the continuation's count (joinArm,
 //                 joinRelease; a child's finisher releases it through the core's finishLinked)
 //   detachG       the handle's owner when nobody awaited or joined it (kids.ts): JOIN_DETACHED
@@ -29,7 +29,7 @@ import {
 import { TASK_FAILED, type JoinRequest, type Task } from './task.js';
 import type { Views } from '../memory/values.js';
 
-/** Who finishes, joins or frees Gs: an M (m.ts), or the main thread in crash recovery. */
+/** Who finishes, joins or frees Gs: an M (threads/execute.ts), or the main thread in crash recovery. */
 export interface Finisher {
   readonly gs: GSlots;
   readonly core: Core;
@@ -49,7 +49,7 @@ export interface Finisher {
  * Stores G g's result (or error) and hands it on: into its join continuation's slot, to the M
  * awaiting it, or nowhere when detached; nobody yet leaves it for the handle's owner. g is
  * G_RUNNING or G_WAITING (`from`) and goes G_DEAD. `name`: the task, for the codec's messages.
- * The M that ran g (m.ts finish), or the main thread for a crashed M's G (recover.ts failG).
+ * The M that ran g (threads/execute.ts finish), or the main thread for a crashed M's G (recover.ts failG).
  */
 export function finishG(f: Finisher, g: number, a: number, from: number, value: unknown, isError: boolean, name: string): void {
   const gs = f.gs;

@@ -1,7 +1,7 @@
 // ctx.spawn and ctx.join from a task on a worker M (docs/DESIGN.md "Results and joins",
 // "Spawning at capacity"): a child becomes a G on this M's P (or runs inline when the G table is
 // full); a join checks its Tasks and encodes its shape, and the task's return of it makes the
-// task's G a join continuation (m.ts join, join.ts joinChildren). The spawning M only.
+// task's G a join continuation (threads/execute.ts join, join.ts joinChildren). The spawning M only.
 
 import { G_PARENT, G_PRIO, G_SPAWN_TIME, G_TOKEN_SHIFT, PARENT_SPAWNER } from '../../../assembly/shared/layout.js';
 import { encodeValue } from '../../codec/index.js';
@@ -23,7 +23,7 @@ export interface SpawnHost extends InlineHost {
   taskId(name: string): number;
   /** Counts a spawn for latency sampling: true for the one in LATENCY_SAMPLE that is timed. */
   sample(): boolean;
-  /** A core call inside a task failed: the error the task sees (m.ts coreFault). */
+  /** A core call inside a task failed: the error the task sees (threads/mstate.ts coreFault). */
   coreFault(op: string, e: unknown): Error;
 }
 

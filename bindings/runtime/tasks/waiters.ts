@@ -21,7 +21,7 @@ export class Waiters {
   live = 0;
   /** The i32 index of this M's inbox head. */
   private readonly inbox: number;
-  /** A core call failed inside a task: the error the task sees (m.ts coreFault). */
+  /** A core call failed inside a task: the error the task sees (threads/mstate.ts coreFault). */
   private readonly fault: (op: string, e: unknown) => Error;
   private readonly out = { ok: true, value: undefined as unknown };
   /** Results that came back for the crashed thread's waiters, dropped. */

@@ -93,7 +93,7 @@ export class M extends MFork implements TaskOwner, ContextHost, ForkHost, Finish
       if (this.fj.spareN !== 0) this.fj.flush(); // the Gs its forks left for the next forks go back between tasks
       if ((++n & 63) === 0) {
         const i32 = this.views.i32;
-        if (Atomics.load(i32, S_RT_SHARES >>> 2) !== this.sharesSeen) return Next.Macrotask; // pairs with deliverShares' store (engine.ts)
+        if (Atomics.load(i32, S_RT_SHARES >>> 2) !== this.sharesSeen) return Next.Macrotask; // pairs with deliverShares' store (engine-spawn.ts)
         // The monitor wants a lent spare back and no P goes idle: whoever looks first gives its
         // own P back (DESIGN.md "sysmon and handoff").
         if (Atomics.load(i32, S_RT_GIVEBACK >>> 2) === GIVEBACK_ASKED && // pairs with the monitor's store
@@ -149,7 +149,7 @@ export class M extends MFork implements TaskOwner, ContextHost, ForkHost, Finish
   /** Takes turns of the event loop until the message handler has received every shared
    *  buffer announced in S_RT_SHARES (DESIGN.md "Shared buffers"). */
   async receiveShares(): Promise<void> {
-    while (Atomics.load(this.views.i32, S_RT_SHARES >>> 2) > this.sharesSeen) { // pairs with deliverShares' store (engine.ts)
+    while (Atomics.load(this.views.i32, S_RT_SHARES >>> 2) > this.sharesSeen) { // pairs with deliverShares' store (engine-spawn.ts)
       this.state(MS_SHARES);
       await new Promise((r) => setTimeout(r, 0));
     }

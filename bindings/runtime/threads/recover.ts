@@ -45,7 +45,7 @@ export interface Casualties {
   /** The G the dead M was running synchronously (0: none). */
   running: number;
   /** The Gs below it on the dead thread's stack (inline forks' joiners, helpers), innermost
-   *  first: each links the next in G_SCHEDLINK (m.ts enter). */
+   *  first: each links the next in G_SCHEDLINK (threads/execute.ts enter). */
   below: number[];
   /** Async tasks pinned to the dead M. */
   pinned: number[];
