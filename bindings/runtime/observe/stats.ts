@@ -70,15 +70,19 @@ export interface PStats {
    *  (counted in the thieves' `stolen`). */
   forkInline: number;
   /** The scheduler's own operations on this P (DESIGN.md "Scaling"; bench/scale.mjs prints them
-   *  per task): core calls made by its M (the loop's and the one-call task paths'), other Ps'
-   *  queues read looking for work (`probes`), steal attempts, compare-and-swaps on queue words
-   *  and the failed ones, stopM calls that came back to retry, and fork joiners' calls for help. */
+   *  per task), first: core calls made by its M (the loop's and the one-call task paths'). */
   calls: number;
+  /** Other Ps' queues read looking for work. */
   probes: number;
+  /** Steal attempts. */
   stealTries: number;
+  /** Compare-and-swaps on queue words. */
   cas: number;
+  /** Of those, the ones that failed. */
   casFails: number;
+  /** stopM calls that came back to retry. */
   retries: number;
+  /** Fork joiners' calls for help. */
   helps: number;
 }
 
@@ -103,9 +107,10 @@ export interface MStats {
   idleMs: number;
   /** Turns given to the event loop while holding a P (for async tasks' continuations, timers, I/O). */
   yields: number;
-  /** Park ladder rungs it polled or waited 1 us on (taken only while a CPU was free), and the
-   *  times a fork joiner on it slept (DESIGN.md "Scaling"). */
+  /** Park ladder rungs it polled or waited 1 us on (taken only while a CPU was free; DESIGN.md
+   *  "Scaling"). */
   spinRungs: number;
+  /** Times a fork joiner on it slept (DESIGN.md "Fork-join"). */
   forkSleeps: number;
   /** What the thread is doing: 'running', 'yielding', 'receiving', 'parked', 'parked-async', 'exited' ('' for M0). */
   state: string;
@@ -158,10 +163,12 @@ export interface SchedulerStats {
     /** The most Ms spinning at once since the start (a gauge; Go's bound is half the busy Ps,
      *  DESIGN.md "Scaling"). */
     spinningMax: number;
-    /** Sums over the threads of spinRungs and forkSleeps, and the wake-ups sent to sleeping fork
-     *  joiners (bumps of their epoch word, each waking every sleeper: DESIGN.md "Fork-join"). */
+    /** The sum over the threads of spinRungs. */
     spinRungs: number;
+    /** The sum over the threads of forkSleeps. */
     forkSleeps: number;
+    /** Wake-ups sent to sleeping fork joiners (bumps of their epoch word, each waking every
+     *  sleeper: DESIGN.md "Fork-join"). */
     forkWakes: number;
     /** Gs put on the global queue (root spawns, ring overflows, given-back queues). */
     globalPuts: number;
@@ -240,9 +247,27 @@ export interface SchedulerStats {
     forks: number;
     /** Forks run inline by their forker's M at join. */
     forkInline: number;
-    /** Spins, parks and wake-ups of the Ps' Ms, and steal rounds that found nothing. */
-    spins: number; parks: number; wakeups: number; stealMisses: number;
-    /** The scheduler's own operations (PStats, DESIGN.md "Scaling"). */
-    calls: number; probes: number; stealTries: number; cas: number; casFails: number; retries: number; helps: number;
+    /** Spins of the Ps' Ms. */
+    spins: number;
+    /** Parks of the Ps' Ms. */
+    parks: number;
+    /** Wake-ups of the Ps' Ms. */
+    wakeups: number;
+    /** Steal rounds that found nothing. */
+    stealMisses: number;
+    /** The scheduler's own operations, summed over the Ps (PStats.calls, DESIGN.md "Scaling"). */
+    calls: number;
+    /** PStats.probes, summed. */
+    probes: number;
+    /** PStats.stealTries, summed. */
+    stealTries: number;
+    /** PStats.cas, summed. */
+    cas: number;
+    /** PStats.casFails, summed. */
+    casFails: number;
+    /** PStats.retries, summed. */
+    retries: number;
+    /** PStats.helps, summed. */
+    helps: number;
   };
 }
