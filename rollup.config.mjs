@@ -2,7 +2,9 @@
 //
 //   dist/index.js     ESM entry (Node, Deno, browsers, Bun), with the Wasm core embedded
 //   dist/index.cjs    CommonJS entry for require('stealwork'): the same, as one CommonJS file
-//   dist/worker.js    ESM worker entry: every M thread runs it, whichever entry started it
+//   dist/worker.js    ESM worker entry: every M thread runs it, whichever entry started it (from
+//                     bindings/worker.ts: the runtime's worker with stealwork/piscina's calling
+//                     convention registered)
 //   dist/index.d.ts   the public types in one file, and dist/index.d.cts, the same for require
 //   dist/piscina.cjs  stealwork/piscina for require: piscina's Piscina class over the scheduler
 //                     (Node); module.exports is the class, as piscina's is
@@ -20,7 +22,10 @@
 //
 // The engine finds its worker as `new URL('./worker.js', import.meta.url)`: from dist/index.js
 // that is dist/worker.js; in the CommonJS build rollup turns import.meta.url into the file URL
-// of dist/index.cjs, the same folder, the same worker.
+// of dist/index.cjs, the same folder, the same worker. The piscina entry names its own worker the
+// same way (bindings/piscina/worker.ts unbundled), and from dist/piscina.cjs it is dist/worker.js
+// too. Unbundled (dist/bindings/), the engine's is the runtime's own worker.js beside it, which
+// registers no adapter.
 
 import { copyFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -77,7 +82,7 @@ export default [
     onwarn: strict,
   },
   {
-    input: `${from}/runtime/worker.js`,
+    input: `${from}/worker.js`,
     output: { file: 'dist/worker.js', format: 'es', generatedCode: 'es2015' },
     onwarn: strict,
   },

@@ -3,7 +3,7 @@
 // finisher frees it and releases its continuation's count (finishLinked); the runtime's common
 // finish (a result that fits one slot, into a linked child's: finishSlot) and common join (one to four spawned
 // children: joinTasks) are each those steps and their neighbours in one call. The runtime's
-// other steps on the join word and the count are in bindings/runtime/joinword.ts; these are
+// other steps on the join word and the count are in bindings/runtime/memory/joinword.ts; these are
 // here because a Wasm atomic is one instruction where a JS one is a builtin call (DESIGN.md
 // "The cost of a task" has what each costs), and every child of a join takes them.
 

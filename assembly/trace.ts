@@ -1,6 +1,6 @@
 // The core's part of the event trace: task starts, spawns, steals and ring overflows, recorded
 // where the core makes them happen (execute, newproc, findRunnable, runqPutSlow), into the ring of
-// the M concerned (bindings/runtime/trace.ts has the ring's format, the other events, the clock
+// the M concerned (bindings/runtime/observe/trace.ts has the ring's format, the other events, the clock
 // reads and the export; DESIGN.md "Event trace").
 //
 // Recording here rather than in the runtime keeps the per-event cost to what the compiled code

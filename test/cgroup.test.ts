@@ -5,7 +5,7 @@
 // piscina entry's thread defaults.
 import { afterEach, describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';
-import { cpuLimit, defaultProcs, machineCPULimit, procsDefault, type CPULimit } from '../dist/bindings/runtime/cgroup.js';
+import { cpuLimit, defaultProcs, machineCPULimit, procsDefault, type CPULimit } from '../dist/bindings/runtime/host/cgroup.js';
 import { resolveOptions } from '../dist/bindings/runtime/options.js';
 import { fillOptions } from '../dist/bindings/piscina/options.js';
 import { Scheduler } from '../dist/bindings/index.js';

@@ -6,9 +6,9 @@
 import { describe, it, expect } from 'vitest';
 import { attachCore, createMemory } from '../dist/bindings/core/index.js';
 import { createViews } from '../dist/bindings/codec/views.js';
-import { GSlots } from '../dist/bindings/runtime/gslots.js';
-import { SharedRegistry } from '../dist/bindings/runtime/shared-registry.js';
-import { M } from '../dist/bindings/runtime/m.js';
+import { GSlots } from '../dist/bindings/runtime/memory/gslots.js';
+import { SharedRegistry } from '../dist/bindings/runtime/memory/shared-registry.js';
+import { M } from '../dist/bindings/runtime/threads/m.js';
 import type { Core } from '../dist/bindings/core/core.js';
 
 /** The core, with `op` throwing on call number `failAt` as a Wasm trap would. */

@@ -344,7 +344,7 @@ function budget(h: Harness, p: number): { period: number; used: number; state: n
 interface Ran { g: number; cls: number; start: number; end: number }
 
 /**
- * M m with P p, run as the runtime runs it (bindings/runtime/m.ts, execute): findRunnable, else
+ * M m with P p, run as the runtime runs it (bindings/runtime/threads/m.ts, execute): findRunnable, else
  * stopM; the G takes dur(cls) ms of a virtual clock; every high G, and every G while the last
  * charge said the P is throttled, is charged with chargeTime. Returns what ran, or null when
  * nothing was found (p is parked then).

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it, expect } from 'vitest';
 import { StealworkError, WorkerCrashedError, AbortError } from '../dist/bindings/index.js';
-import { reviveError } from '../dist/bindings/runtime/errors.js';
+import { reviveError } from '../dist/bindings/runtime/base/errors.js';
 import { schedulers, until, within } from './helpers/runtime.js';
 
 const start = schedulers();

@@ -11,10 +11,10 @@ import { Piscina as OurPiscina } from '../dist/bindings/piscina/index.js';
 import { until, within } from './helpers/runtime.js';
 import { freshCore } from './helpers/core.js';
 import * as L from '../assembly/shared/layout.js';
-import { Views } from '../dist/bindings/runtime/values.js';
-import { CancelTokens } from '../dist/bindings/runtime/cancel.js';
-import { KillGuard, Killer } from '../dist/bindings/runtime/kill.js';
-import { mAddr } from '../dist/bindings/runtime/mblock.js';
+import { Views } from '../dist/bindings/runtime/memory/values.js';
+import { CancelTokens } from '../dist/bindings/runtime/tasks/cancel.js';
+import { KillGuard, Killer } from '../dist/bindings/runtime/tasks/kill.js';
+import { mAddr } from '../dist/bindings/runtime/memory/mblock.js';
 
 const TASKS = new URL('./fixtures/kill-tasks.mjs', import.meta.url);
 const PISCINA_WORKER = new URL('./fixtures/piscina-kill-worker.mjs', import.meta.url).href;

@@ -1,4 +1,4 @@
-// The park ladder's rule (bindings/runtime/parkspin.ts, DESIGN.md "Scaling"): an M without a P
+// The park ladder's rule (bindings/runtime/sleep/parkspin.ts, DESIGN.md "Scaling"): an M without a P
 // polls and takes short waits only while the Ps held by an M plus the Ms on those rungs, itself
 // included, are at most ncpu; leaving the rungs is idempotent. Driven on a core's real memory,
 // the test thread playing the Ms; the park model (test/model/protocols/park.mjs) runs the same
@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import * as L from '../assembly/shared/layout.js';
-import { busyPs, overcommitted, parkSpin, parkSpinLeave } from '../dist/bindings/runtime/parkspin.js';
+import { busyPs, overcommitted, parkSpin, parkSpinLeave } from '../dist/bindings/runtime/sleep/parkspin.js';
 import { BACKENDS, freshCore, startPs } from './helpers/core.js';
 
 describe.each(BACKENDS)('park ladder: polls only while a CPU is free (%s)', (backend) => {

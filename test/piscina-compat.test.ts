@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina as RealPiscina } from 'piscina';
 import { Piscina as Piscina4 } from 'piscina4';
 import { Piscina as OurPiscina } from '../dist/bindings/piscina/index.js';
-import { procsDefault } from '../dist/bindings/runtime/cgroup.js';
+import { procsDefault } from '../dist/bindings/runtime/host/cgroup.js';
 import { within } from './helpers/runtime.js';
 
 const WORKER = new URL('./fixtures/piscina-worker.mjs', import.meta.url).href;

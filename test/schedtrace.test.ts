@@ -1,8 +1,8 @@
 // schedtrace prints Go's SCHED line format; the counters add up when the scheduler is quiet.
 import { describe, it, expect } from 'vitest';
 import { Scheduler } from '../dist/bindings/index.js';
-import { parseDebugEnv } from '../dist/bindings/runtime/schedtrace.js';
-import { procsDefault } from '../dist/bindings/runtime/cgroup.js';
+import { parseDebugEnv } from '../dist/bindings/runtime/observe/schedtrace.js';
+import { procsDefault } from '../dist/bindings/runtime/host/cgroup.js';
 import { until } from './helpers/runtime.js';
 
 const tasks = new URL('./fixtures/tasks.mjs', import.meta.url);

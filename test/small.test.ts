@@ -16,8 +16,8 @@ import { encodeGeneral } from '../bindings/codec/encode.js';
 import { decodeGeneral } from '../bindings/codec/decode.js';
 import { decodeSmall, encodeSmall, NOT_SMALL, RESUME, SMALL_ITEMS, SMALL_STRING } from '../bindings/codec/small.js';
 import { TAG_BLOCK, TAG_SHORT } from '../assembly/shared/layout.js';
-import { freeSlot, readSlot, writeSlot } from '../bindings/runtime/values.js';
-import { shortPayload, SHORT_MAX } from '../bindings/runtime/shortstr.js';
+import { freeSlot, readSlot, writeSlot } from '../bindings/runtime/memory/values.js';
+import { shortPayload, SHORT_MAX } from '../bindings/runtime/memory/shortstr.js';
 
 // ---- a heap that counts (every block freed exactly once) ---------------------------------
 

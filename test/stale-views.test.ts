@@ -8,10 +8,10 @@
 import { describe, it, expect } from 'vitest';
 import { attachCore, compileCoreModule, createMemory } from '../dist/bindings/core/index.js';
 import { createViews } from '../dist/bindings/codec/views.js';
-import { GSlots } from '../dist/bindings/runtime/gslots.js';
-import { SharedRegistry } from '../dist/bindings/runtime/shared-registry.js';
-import { finishG, joinChildren, type Finisher } from '../dist/bindings/runtime/join.js';
-import { JoinRequest, Task, type TaskOwner } from '../dist/bindings/runtime/task.js';
+import { GSlots } from '../dist/bindings/runtime/memory/gslots.js';
+import { SharedRegistry } from '../dist/bindings/runtime/memory/shared-registry.js';
+import { finishG, joinChildren, type Finisher } from '../dist/bindings/runtime/tasks/join.js';
+import { JoinRequest, Task, type TaskOwner } from '../dist/bindings/runtime/tasks/task.js';
 import { G_CHUNK, G_DEAD, G_RUNNING, G_SIZE } from '../dist/assembly/shared/layout.js';
 
 function finisher(gs: GSlots): Finisher {

@@ -8,8 +8,8 @@
 import { describe, it, expect } from 'vitest';
 import { attachCore, compileCoreModule, createMemory } from '../dist/bindings/core/index.js';
 import { createViews } from '../dist/bindings/codec/views.js';
-import { readStats } from '../dist/bindings/runtime/stats.js';
-import { pAddr } from '../dist/bindings/runtime/mblock.js';
+import { readStats } from '../dist/bindings/runtime/observe/readstats.js';
+import { pAddr } from '../dist/bindings/runtime/memory/mblock.js';
 import { G_CHUNK, P_LINK, S_PIDLE, S_RT_NPRESERVE, S_RT_PRESERVE } from '../dist/assembly/shared/layout.js';
 
 describe('stats: the reserve walk', () => {

@@ -9,8 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import * as L from '../assembly/shared/layout.js';
 import { createViews } from '../dist/bindings/codec/views.js';
-import { Sysmon } from '../dist/bindings/runtime/sysmon.js';
-import { mAddr } from '../dist/bindings/runtime/mblock.js';
+import { Sysmon } from '../dist/bindings/runtime/threads/sysmon.js';
+import { mAddr } from '../dist/bindings/runtime/memory/mblock.js';
 import { BACKENDS, freshCore, makeRunnable, startPs, takeGs } from './helpers/core.js';
 
 describe.each(BACKENDS)('sysmon: what counts as work waiting behind a stuck P (%s)', (backend) => {

@@ -8,7 +8,7 @@
 import { describe, it, expect } from 'vitest';
 import { attachCore, compileCoreModule, createMemory } from '../dist/bindings/core/index.js';
 import { createViews } from '../dist/bindings/codec/views.js';
-import { Sysmon } from '../dist/bindings/runtime/sysmon.js';
+import { Sysmon } from '../dist/bindings/runtime/threads/sysmon.js';
 import { G_CHUNK, GIVEBACK_ASKED, GIVEBACK_NONE, GIVEBACK_TAKEN, S_RT_GIVEBACK, S_RT_NPRESERVE } from '../dist/assembly/shared/layout.js';
 
 describe('sysmon: the give-back request', () => {

@@ -2,7 +2,7 @@
 // ArrayBuffers into a task (with({ transfer })).
 import { afterAll, describe, expect, test } from 'vitest';
 import { Scheduler } from '../dist/bindings/index.js';
-import { workerExecArgv } from '../dist/bindings/runtime/platform.js';
+import { workerExecArgv } from '../dist/bindings/runtime/host/platform.js';
 
 const TASKS = new URL('./fixtures/thread-tasks.mjs', import.meta.url);
 const open: Scheduler[] = [];

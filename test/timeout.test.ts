@@ -1,9 +1,9 @@
 // Long timeouts: setTimeout keeps its delay in 32 bits, so 2^31 ms or more would fire after
-// 1 ms; a task's timeout chains timers instead (bindings/runtime/timer.ts). And the values
+// 1 ms; a task's timeout chains timers instead (bindings/runtime/host/timer.ts). And the values
 // with() refuses. An AbortSignal shared by many spawns has one listener (no warning).
 import { describe, it, expect, vi, afterEach } from 'vitest';
 import { AbortError } from '../dist/bindings/index.js';
-import { longTimeout, MAX_TIMER_MS } from '../dist/bindings/runtime/timer.js';
+import { longTimeout, MAX_TIMER_MS } from '../dist/bindings/runtime/host/timer.js';
 import { schedulers, within } from './helpers/runtime.js';
 
 const start = schedulers();

@@ -6,7 +6,7 @@ import { describe, it, expect } from 'vitest';
 import { Scheduler } from '../dist/bindings/index.js';
 import {
   EV_PARK, EV_STEAL, EV_UNPARK, TraceWriter, allocTraceRings, exportTrace, traceClock,
-} from '../dist/bindings/runtime/trace.js';
+} from '../dist/bindings/runtime/observe/trace.js';
 import { GDIR, G_FN, G_SIZE, HEADER, H_MBASE, M_SIZE, MR_TRACE_BUF, PS } from '../dist/assembly/shared/layout.js';
 import { traceOverflow, traceSpawn, traceStart, traceSteal } from '../dist/bindings/core/ts/trace.js';
 import * as L from '../dist/assembly/shared/layout.js';

@@ -201,7 +201,7 @@ export const S_RT_NMLIVE = S_RT + 48; // Ms whose thread runs (mStart counts one
 export const S_RT_PDEAD = S_RT + 52; // P index + 1 of the first P out of service (Go's _Pdead: procresize shrank GOMAXPROCS); linked via P_LINK, under sched.lock
 export const S_RT_NPDEAD = S_RT + 56; // Ps out of service, those an M is still giving back (pStop) included: changed under sched.lock, read anywhere
 export const S_RT_SHRINK = S_RT + 60; // Ps procresize still wants given back by their Ms (pStop, between two Gs): changed under sched.lock, read anywhere
-export const S_RT_NPARKSPIN = S_RT + 64; // Ms on the park ladder's poll and short-wait rungs now (bindings/runtime/parkspin.ts: an M counts itself in while a CPU is free for it)
+export const S_RT_NPARKSPIN = S_RT + 64; // Ms on the park ladder's poll and short-wait rungs now (bindings/runtime/sleep/parkspin.ts: an M counts itself in while a CPU is free for it)
 export const CANCEL_TOKENS = 65536; // cancellation tokens; a G carries one in the high half of G_PRIO
 
 // ---------------------------------------------------------------------------------------
@@ -308,16 +308,16 @@ export const MR_SPAWNED = M_RT + 0; // f64: tasks this M spawned (owner only)
 export const MR_FINISHED = M_RT + 8; // f64: tasks this M finished, ok or failed (owner only)
 export const MR_CURG = M_RT + 16; // u32: the G this M is running, 0 none (schedtrace reads)
 export const MR_ASYNC = M_RT + 20; // u32: async tasks pinned to this M, awaiting
-export const MR_KILLABLE = M_RT + 24; // u32: the cancellation token of the kill-armed tree whose own code this M runs right now, 0 while it runs the runtime's (bindings/runtime/kill.ts); the M stores and exchanges it, the main thread claims it by CAS
+export const MR_KILLABLE = M_RT + 24; // u32: the cancellation token of the kill-armed tree whose own code this M runs right now, 0 while it runs the runtime's (bindings/runtime/tasks/kill.ts); the M stores and exchanges it, the main thread claims it by CAS
 /** MR_KILLABLE | KILL_CLAIMED: a kill claimed the thread; it never runs the runtime's code again, and is terminated. Above every token (CANCEL_TOKENS). */
 export const KILL_CLAIMED = 0x10000;
 export const MR_TRACE_BUF = M_RT + 32; // u32: address of this M's trace ring (0: tracing off)
-export const MR_TRACE_CAP = M_RT + 36; // u32: events the ring holds at least (a power of two; bindings/runtime/trace.ts packs them in 8-byte slots)
+export const MR_TRACE_CAP = M_RT + 36; // u32: events the ring holds at least (a power of two; bindings/runtime/observe/trace.ts packs them in 8-byte slots)
 export const MR_TRACE_POS = M_RT + 40; // u32: slots written so far. Owner thread only, plain: its two writers, the core's tracePut (assembly/trace.ts) and the runtime's TraceWriter, both run on the M's thread and never interleave (one writes inside a core call, the other between calls); readers elsewhere see MR_TRACE_PUB
 export const MR_TRACE_PUB = M_RT + 44; // u32: slots published (the owner stores it with each time slot; readers load)
 export const MR_IDLE_MS = M_RT + 48; // f64: time this M spent parked (owner only)
 export const MR_YIELDS = M_RT + 56; // f64: turns this M gave its event loop while holding a P (owner only)
-export const MR_HIST = M_RT + 64; // u32: address of this M's latency histograms (bindings/runtime/latency.ts)
+export const MR_HIST = M_RT + 64; // u32: address of this M's latency histograms (bindings/runtime/observe/latency.ts)
 export const MR_T0 = M_RT + 72; // f64: when this M started (ms since the epoch)
 export const MR_STATE = M_RT + 80; // u32: what this M is doing now (MS_* below), for diagnosis; the owner writes, stats reads (plain: a stale value only misreports)
 export const MR_TRACE_NEXT = M_RT + 84; // u32: slot count at which the runtime reads the clock next (owner only; the core stores 0 after a steal: read it at once)
@@ -327,7 +327,7 @@ export const MR_FORK_SLEEPS = M_RT + 104; // f64: times a fork joiner on this M 
 
 export const M_SIZE = 3 * LINE;
 
-// States of an M (MR_STATE), written by the runtime's M loop (bindings/runtime/m.ts), named by
+// States of an M (MR_STATE), written by the runtime's M loop (bindings/runtime/threads/m.ts), named by
 // stats (`threads[].state`), so a stall can be diagnosed from outside.
 export const MS_NONE = 0; // not started yet
 export const MS_SCHEDULE = 1; // running Gs, holding a P
@@ -337,7 +337,7 @@ export const MS_SLEEP = 4; // parked in Atomics.wait
 export const MS_SLEEP_ASYNC = 5; // parked in Atomics.waitAsync (async tasks pending)
 export const MS_EXITED = 6; // the loop ended (close)
 
-// The event trace's ring (bindings/runtime/trace.ts has the format, the clock reads and the
+// The event trace's ring (bindings/runtime/observe/trace.ts has the format, the clock reads and the
 // export): a block whose first 8 bytes hold the base time, then slots from the next LINE
 // boundary (traceSlot0), two per event of capacity. Every tag is here. The core writes the
 // events it makes happen: task starts (execute), spawns (newproc), steals (findRunnable) and ring

@@ -18,13 +18,13 @@
 import { engineOf, startResolved, checkTransfer, type Scheduler } from '../runtime/scheduler.js';
 import type { Engine } from '../runtime/engine.js';
 import { resolveOptions, threadOptions } from '../runtime/options.js';
-import { nodeModule } from '../runtime/platform.js';
+import { nodeModule } from '../runtime/host/platform.js';
 import { checkOptions, fillOptions, nullProto, type FilledOptions, type Options, type TaskQueue } from './options.js';
 import { emptySummary, RUN, TimingReader, timingBuffer, WAIT, type HistogramSummary } from './timing.js';
 import { isMovable, kQueueOptions, kTransferable, kValue, move, type Transferable } from './move.js';
 import { wallClock } from './worker-side.js';
 import { Errors, POOL_CLOSED, abortError, argumentError, noHandlerError, oneFileError } from './errors.js';
-import { workerMark } from './mark.js';
+import { workerMark } from '../runtime/threads/mark.js';
 import type { PiscinaEvents, PiscinaListener, PoolEvents } from './events.js';
 
 const EventEmitterAsyncResource = nodeModule<typeof import('node:events')>('node:events').EventEmitterAsyncResource as unknown as
@@ -78,6 +78,9 @@ export interface PoolThread {
 /** The piscina release whose API this entry follows, and which test/piscina-compat.test.ts
  *  runs beside it: what `Piscina.version` says, for code that checks piscina's version. */
 const PISCINA_VERSION = '5.3.2';
+
+/** The threads' entry (worker.ts: the piscina calling convention, then the runtime's worker). */
+const PISCINA_WORKER = new URL('./worker.js', import.meta.url);
 
 /** An AbortSignal, or an EventEmitter-style one (piscina takes both). */
 export type AbortSignalAny =
@@ -267,6 +270,9 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     resolved.thread = this.#thread;
     const shared = timingBuffer(procs + 1);
     resolved.calling = { kind: 'piscina', shared };
+    // The threads run this entry's worker, which registers the 'piscina' calling convention
+    // (worker.ts); bundled, it is dist/worker.js beside dist/piscina.cjs, as it is for the engine.
+    resolved.worker = PISCINA_WORKER;
     // What a task posts on parentPort is the pool's 'message' event, as piscina emits it.
     resolved.onMessage = (message) => this.emit('message', message);
     const start = startResolved(resolved).then((sched) => {

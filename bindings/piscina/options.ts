@@ -4,7 +4,7 @@
 // difference: the thread defaults count the CPUs as the scheduler's procs default does, lowered
 // to a container's CPU limit (DESIGN.md "Default procs"), where piscina counts every CPU.
 
-import { procsDefault } from '../runtime/cgroup.js';
+import { procsDefault } from '../runtime/host/cgroup.js';
 import type { ResourceLimits } from '../runtime/options.js';
 import { argumentError, threadsConflictError } from './errors.js';
 

@@ -4,7 +4,8 @@
 // tasks still queued then), records wait and run times (timing.ts) when `submitted` (the main
 // thread's clock at run()) is given, and unwraps a moved result (move.ts).
 //
-// Called by the worker entry (bindings/runtime/worker.ts) when started with calling 'piscina'.
+// Registered as the 'piscina' calling convention by this entry's worker (worker.ts), which the
+// runtime's worker entry looks up when started with calling 'piscina' (runtime/threads/calling.ts).
 
 import { TimingRecorder, RUN, WAIT } from './timing.js';
 import { unmove } from './move.js';

@@ -26,13 +26,13 @@
 // `onMessage` hook (options.ts), in the order each thread posted it.
 
 import type { Backend } from '../core/core.js';
-import type { TaskCalling } from './options.js';
+import type { ErrorDescription } from './base/description.js';
+import type { TaskCalling } from './threads/calling.js';
 
 /** A shared buffer as it crosses: its registry id and the buffer (shared-registry.ts). */
 export interface SharedEntry { id: number; buffer: SharedArrayBuffer }
 
-/** An error described for the crossing (a worker's error loses its class on the way). */
-export interface ErrorDescription { name: string; message: string; stack?: string }
+export type { ErrorDescription } from './base/description.js';
 
 // ---- main -> worker ---------------------------------------------------------------------
 

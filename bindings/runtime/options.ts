@@ -2,10 +2,14 @@
 
 import { MAX_PROCS } from '../../assembly/shared/layout.js';
 import type { Backend } from '../core/core.js';
-import { procsDefault, type ProcsSource } from './cgroup.js';
-import { filePathUrl } from './platform.js';
-import { debugEnv, parseDebugEnv } from './schedtrace.js';
-import { optionRangeError, optionTypeError, relativeTasksError, unknownOptionError } from './errors.js';
+import { procsDefault, type ProcsSource } from './host/cgroup.js';
+import { filePathUrl } from './host/platform.js';
+import { debugEnv, parseDebugEnv } from './observe/schedtrace.js';
+import { optionRangeError, optionTypeError, relativeTasksError, unknownOptionError } from './base/errors.js';
+import type { ResourceLimits, ThreadOptions } from './host/thread-options.js';
+import type { TaskCalling } from './threads/calling.js';
+
+export type { ResourceLimits, ThreadOptions, TaskCalling };
 
 /** The order in which a P without work tries the other Ps when it steals: 'random' is Go's (a
  *  random start and a random stride coprime with the number of Ps, so each P is tried once per
@@ -100,36 +104,6 @@ export interface SchedulerOptions {
   execArgv?: readonly string[];
 }
 
-/** Node's Worker resourceLimits: each a positive number; one left out keeps Node's default.
- *  @inline */
-export interface ResourceLimits {
-  /** The most a thread's main heap (V8's old generation) may hold, in MB; a thread that needs
-   *  more dies with Node's ERR_WORKER_OUT_OF_MEMORY. */
-  maxOldGenerationSizeMb?: number;
-  /** The most V8's young generation (recently made objects) may hold, in MB. */
-  maxYoungGenerationSizeMb?: number;
-  /** The size of the range V8 reserves for the thread's generated code, in MB. */
-  codeRangeSizeMb?: number;
-  /** The thread's stack size, in MB (Node's default is 4). */
-  stackSizeMb?: number;
-}
-
-/** What each worker thread is started with, beside the scheduler's own messages. */
-export interface ThreadOptions {
-  workerData?: unknown;
-  resourceLimits?: ResourceLimits;
-  env?: Record<string, string | undefined> | symbol;
-  argv?: readonly unknown[];
-  execArgv?: readonly string[];
-}
-
-/**
- * How the worker calls the task module's functions. 'context' is stealwork's `(ctx, ...args)`;
- * 'piscina' wraps each `(task) => result` (the stealwork/piscina entry sets it, with the shared
- * words its wrapper reads; bindings/piscina/worker-side.ts).
- */
-export type TaskCalling = { kind: 'context' } | { kind: 'piscina'; shared: SharedArrayBuffer };
-
 export interface ResolvedOptions {
   tasks: string;
   procs: number;
@@ -172,6 +146,10 @@ export interface ResolvedOptions {
   thread: ThreadOptions;
   /** Internal: set by the stealwork/piscina entry, never by an option. */
   calling: TaskCalling;
+  /** Internal: the worker entry the threads run, null for the runtime's own (worker.ts beside
+   *  the engine). An adapter whose calling convention must be registered on the threads names
+   *  its own entry (threads/calling.ts); set by the stealwork/piscina entry, never by an option. */
+  worker: URL | null;
   /** Internal (the stealwork/piscina entry sets it for its 'message' event): told of every
    *  message a thread's own code posted to the main thread (messages.ts isEngineMessage), in
    *  each thread's order. Null: such messages are dropped. */
@@ -213,6 +191,7 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     traceEvents: 1 << 16,
     thread: {},
     calling: { kind: 'context' },
+    worker: null,
     onMessage: null,
   };
 }

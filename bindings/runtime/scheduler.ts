@@ -3,12 +3,12 @@
 
 import { Engine, type SpawnOptions } from './engine.js';
 import { resolveOptions, type ResolvedOptions, type SchedulerOptions } from './options.js';
-import type { SchedulerStats } from './stats.js';
-import type { JoinRequest } from './task.js';
-import type { RootTask } from './root-task.js';
-import type { TaskContext } from './context.js';
-import { checkPriority } from './priority.js';
-import { optionRangeError, optionTypeError, unknownOptionError } from './errors.js';
+import type { SchedulerStats } from './observe/stats.js';
+import type { JoinRequest } from './tasks/task.js';
+import type { RootTask } from './tasks/root-task.js';
+import type { TaskContext } from './tasks/context.js';
+import { checkPriority } from './tasks/priority.js';
+import { optionRangeError, optionTypeError, unknownOptionError } from './base/errors.js';
 
 /** A task function: the context first, then the arguments. */
 export type TaskFunction = (ctx: TaskContext, ...args: any[]) => unknown;

@@ -6,18 +6,17 @@
 // loop ends and the worker sends 'stealwork:exit'.
 
 import { attachCore } from '../core/index.js';
-import { GSlots } from './gslots.js';
-import { M } from './m.js';
-import { catchStrayErrors, nodeWorkerData, parentChannel, trackTimers } from './platform.js';
+import { GSlots } from './memory/gslots.js';
+import { M } from './threads/m.js';
+import { catchStrayErrors, nodeWorkerData, parentChannel, trackTimers } from './host/platform.js';
 import { isEngineMessage, type ErrorDescription, type FromWorker, type InitMessage } from './messages.js';
-import { piscinaTable } from '../piscina/worker-side.js';
-import { WORKER_MARK, type WorkerMark } from '../piscina/mark.js';
-import { Views } from './values.js';
-import { loadTaskModule } from './load.js';
-import { SharedRegistry } from './shared-registry.js';
-import type { TaskContext } from './context.js';
-
-type TaskFn = (ctx: TaskContext, ...args: unknown[]) => unknown;
+import { WORKER_MARK, type WorkerMark } from './threads/mark.js';
+import { callingConvention, type CallingConvention, type TaskTable } from './threads/calling.js';
+import { unknownCallingError } from './base/errors.js';
+import { Views } from './memory/values.js';
+import { loadTaskModule } from './host/load.js';
+import { SharedRegistry } from './memory/shared-registry.js';
+import type { TaskFn } from './tasks/taskfn.js';
 
 /** A class (which cannot be called without `new`), told from a function by its source text. */
 function isClass(f: unknown): boolean {
@@ -30,10 +29,14 @@ function isClass(f: unknown): boolean {
 
 /** The task functions of a module, by sorted export name (the same ids on every thread). An
  *  exported class is not a task (it cannot be called as one): it is left out. */
-export function taskTable(mod: Record<string, unknown>): { names: string[]; fns: TaskFn[] } {
+export function taskTable(mod: Record<string, unknown>): TaskTable {
   const names = Object.keys(mod).filter((k) => typeof mod[k] === 'function' && !isClass(mod[k])).sort();
   return { names, fns: names.map((n) => mod[n] as TaskFn) };
 }
+
+/** The runtime's own convention, 'context': each function as exported, called `(ctx, ...args)`;
+ *  an error outside any task is reported and the thread goes on. */
+const CONTEXT: CallingConvention = { table: taskTable, reportStrayErrors: true };
 
 function describe(e: unknown): ErrorDescription {
   if (e instanceof Error) return { name: e.name, message: e.message, stack: e.stack };
@@ -95,12 +98,15 @@ async function run(msg: InitMessage): Promise<void> {
       channel.post({ type: 'stealwork:error', code: 'ERR_TASK_MODULE', error: { ...d, message: `cannot load the task module ${msg.tasks}: ${d.message}` } });
       return;
     }
-    const { names, fns } = msg.calling.kind === 'piscina' ? await piscinaTable(mod, msg.calling.shared, msg.mid) : taskTable(mod);
+    // An adapter's convention was registered when its worker entry loaded (threads/calling.ts).
+    const calling = msg.calling.kind === 'context' ? CONTEXT : callingConvention(msg.calling.kind);
+    if (calling === undefined) throw unknownCallingError(msg.calling.kind);
+    const { names, fns } = await calling.table(mod, msg.calling, msg.mid);
     // Errors thrown outside any task (by a callback a task left behind) are reported to the main
     // thread as the scheduler's unhandled error; the thread and its tasks go on (DESIGN.md
     // "Stranded callbacks"). The piscina entry keeps piscina's rule instead: such an error ends
     // the thread and fails the task running there.
-    if (msg.calling.kind !== 'piscina') catchStrayErrors((e) => channel.post({ type: 'stealwork:uncaught', error: describe(e) }));
+    if (calling.reportStrayErrors) catchStrayErrors((e) => channel.post({ type: 'stealwork:uncaught', error: describe(e) }));
     m = new M(core, new GSlots(core, views, shared), {
       mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, ncpu: msg.ncpu, maxTasks: msg.maxTasks, maxMemoryMB: msg.maxMemoryMB, debug: msg.debug,
       restart: msg.restart, idleTimeout: msg.idleTimeout, minLive: msg.minLive,

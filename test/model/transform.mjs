@@ -1,5 +1,5 @@
 // Builds a model-checking variant of the TypeScript twin (bindings/core/ts/, with the runtime's
-// protocol modules that use no other runtime file, bindings/runtime/joinword.ts, forksleep.ts
+// protocol modules that use no other runtime file, bindings/runtime/memory/joinword.ts, forksleep.ts
 // and parkspin.ts): the same source,
 // compiled so that a controlled scheduler can stop a simulated thread at every shared access.
 //
@@ -28,7 +28,8 @@ const VIEWS = new Set(['i32', 'f64', 'i64', 'u8']);
 const TWIN_FILES = fs.readdirSync(TWIN).filter((f) => f.endsWith('.ts') && f !== 'index.ts');
 /** Runtime protocol modules the models drive beside the twin (no other runtime imports). */
 const RUNTIME = path.join(ROOT, 'bindings/runtime');
-const RUNTIME_FILES = ['joinword.ts', 'forksleep.ts', 'parkspin.ts'];
+/** Each file by its path under bindings/runtime/; the variant holds them flat, by file name. */
+const RUNTIME_FILES = ['memory/joinword.ts', 'tasks/forksleep.ts', 'sleep/parkspin.ts'];
 
 /** Is e a view on the shared memory, by the twin's naming (`i32`, `m.f64`, ...)? */
 function isView(e) {
@@ -129,7 +130,8 @@ function relink(js) {
   return js
     .replaceAll("'../../../assembly/shared/layout.js'", "'./layout.js'")
     .replaceAll("'../../assembly/shared/layout.js'", "'./layout.js'")
-    .replaceAll("'../core.js'", "'./core.js'");
+    .replaceAll("'../core.js'", "'./core.js'")
+    .replace(/'\.\.\/(?:memory|tasks|sleep)\/([a-z-]+\.js)'/g, "'./$1'"); // runtime files, held flat
 }
 
 /** Applies `export const NAME = value;` overrides to layout.ts's text; each must match once. */
@@ -154,7 +156,7 @@ export async function buildVariant(name, consts, bugs = []) {
   const opts = { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } };
   const sources = new Map([
     ...TWIN_FILES.map((file) => [file, fs.readFileSync(path.join(TWIN, file), 'utf8')]),
-    ...RUNTIME_FILES.map((file) => [file, fs.readFileSync(path.join(RUNTIME, file), 'utf8')]),
+    ...RUNTIME_FILES.map((file) => [path.basename(file), fs.readFileSync(path.join(RUNTIME, file), 'utf8')]),
   ]);
   for (const bug of bugs) {
     const src = sources.get(bug.file);
@@ -176,7 +178,7 @@ export async function buildVariant(name, consts, bugs = []) {
   fs.writeFileSync(path.join(dir, 'layout.js'), ts.transpileModule(layoutSrc, opts).outputText);
   fs.writeFileSync(path.join(dir, 'core.js'), ts.transpileModule(fs.readFileSync(CORE, 'utf8'), opts).outputText);
   const modules = {};
-  for (const file of [...TWIN_FILES, ...RUNTIME_FILES]) {
+  for (const file of [...TWIN_FILES, ...RUNTIME_FILES.map((f) => path.basename(f))]) {
     const base = file.replace(/\.ts$/, '');
     modules[base] = await import(pathToFileURL(path.join(dir, `${base}.js`)).href);
   }

@@ -1,6 +1,6 @@
 // The TypeScript twin of assembly/trace.ts: the core's part of the event trace, task starts,
 // spawns, steals and ring overflows recorded where the core makes them happen (execute, newproc,
-// findRunnable, runqPutSlow), into the ring of the M concerned (bindings/runtime/trace.ts has the
+// findRunnable, runqPutSlow), into the ring of the M concerned (bindings/runtime/observe/trace.ts has the
 // format, the other events, the clock reads and the export). The ring's words are the M's own,
 // so nothing here is atomic but the load of the victim's M: the runtime publishes the slot count
 // with each time slot.

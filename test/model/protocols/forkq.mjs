@@ -1,5 +1,5 @@
 // forkq: the fork deque (bindings/core/ts/forkq.ts) as the twin's fork.ts drives it, and the
-// sleeping joiner (bindings/runtime/forksleep.ts over joinword.ts) (docs/DESIGN.md "Fork-join").
+// sleeping joiner (bindings/runtime/tasks/forksleep.ts over joinword.ts) (docs/DESIGN.md "Fork-join").
 //
 // The deque: an owner M pushes with forkNew (a spare G: the runtime's common path) and takes
 // back with forkPop, against thieves that take through forkHelp (a joiner helping) and through
@@ -35,7 +35,7 @@ const RUNTIME = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.
  * the model stops (update the role with it) instead of checking what the runtime no longer does.
  */
 const TRANSCRIBED = {
-  'fork.ts': [ // waitStolen, workInSight
+  'tasks/fork.ts': [ // waitStolen, workInSight
     'if (gs.joinWord(a) & JOIN_DONE) break;',
     'const thief = Atomics.load(i32, (a + G_INDEX) >>> 2) - 1;',
     'const g = h.core.forkHelp(h.p, h.mid, thief, depth < HELP_MAX_DEPTH && idle % HELP_SCAN_EVERY === 0 ? 1 : 0);',
@@ -44,13 +44,13 @@ const TRANSCRIBED = {
     'if (core.runqEmpty(h.p) === 0) return true;',
     'for (let v = 0; v < n; v++) if (core.forkLen(v) !== 0) return true;',
   ],
-  'join.ts': [ // finishG of a G not linked to a continuation
+  'tasks/join.ts': [ // finishG of a G not linked to a continuation
     'gs.setResultSlot(a, tag, x);',
     'f.setStatus(g, a, from, G_DEAD);',
     'const to = joinFinish(f.views.i32, a);',
     'forkWake(f.views.i32);',
   ],
-  'm.ts': [ // run: the leapfrog hint
+  'threads/execute.ts': [ // run: the leapfrog hint
     'if ((flags & GF_FORK) !== 0) Atomics.store(this.views.i32, (a + G_INDEX) >>> 2, this.p + 1);',
   ],
 };

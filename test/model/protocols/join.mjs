@@ -1,5 +1,5 @@
-// join: the join word and join count of bindings/runtime/joinword.ts, driven as
-// bindings/runtime/join.ts drives them: finishG (an M's finish and crash recovery's failG
+// join: the join word and join count of bindings/runtime/memory/joinword.ts, driven as
+// bindings/runtime/tasks/join.ts drives them: finishG (an M's finish and crash recovery's failG
 // alike), awaitDone, joinChildren, detachG / detachOrphan (docs/DESIGN.md "Results and joins",
 // "Crashed workers"). Each result is delivered exactly
 // once with the value stored before it was published; each finished G is freed exactly once

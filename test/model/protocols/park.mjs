@@ -3,7 +3,7 @@
 // then sleep on the park word until PARK_P) with a wait that never times out, so a lost wake-up
 // leaves a G queued with every M asleep. The sleep is the Parker's ladder written out below: a
 // swap of the park word before every rung, one poll rung (standing for spinLimit + yieldLimit)
-// taken only while parkSpin (bindings/runtime/parkspin.ts, compiled as it runs) finds a CPU free
+// taken only while parkSpin (bindings/runtime/sleep/parkspin.ts, compiled as it runs) finds a CPU free
 // for it, then the deep wait, off the rungs first. Every G runs exactly once; nmspinning stays
 // within [0, Ms + 1] and ends at 0 with no M flagged spinning; every P ends idle; the Ms on the
 // rungs (S_RT_NPARKSPIN) stay within [0, Ms] and end at 0 with no M marked on them. Test code
@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exactlyOnce, world } from '../common.mjs';
 
-/** The Parker lines (bindings/runtime/park.ts) the M loop below writes out, in order: when one
+/** The Parker lines (bindings/runtime/sleep/park.ts) the M loop below writes out, in order: when one
  *  changes, the model stops (update the loop with it) instead of checking what the runtime no
  *  longer does. */
 const TRANSCRIBED = [
@@ -25,9 +25,9 @@ const TRANSCRIBED = [
   'parkSpinLeave(i32, this.mw); // off the rungs before the deep wait',
 ];
 {
-  const src = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bindings/runtime/park.ts'), 'utf8');
+  const src = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bindings/runtime/sleep/park.ts'), 'utf8');
   for (const line of TRANSCRIBED) {
-    if (!src.includes(line)) throw new Error(`park model: bindings/runtime/park.ts no longer has the line the model writes out: ${line}`);
+    if (!src.includes(line)) throw new Error(`park model: bindings/runtime/sleep/park.ts no longer has the line the model writes out: ${line}`);
   }
 }
 

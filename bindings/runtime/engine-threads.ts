@@ -1,0 +1,229 @@
+// The engine's threads (docs/DESIGN.md "Threads and the handshake", "Threads that come and go",
+// "Resizing: procs at run time", "Crashed workers", "Killing a task"): starting an M's thread and
+// reading its messages, starting more for Ps without one (startm), resizing (GOMAXPROCS), a
+// thread that idled out, a crashed or killed thread's recovery, and the scheduler's own failure.
+// Main thread only.
+
+import {
+  closedError, killReason, replacementFailedError, taskModuleMismatchError, uncaughtError, workerCrashedError,
+  workerExitError, workerLoopError, workerStartError,
+} from './base/errors.js';
+import { isNode, now, startThread, unrefTimer, type ThreadHandle } from './host/platform.js';
+import { isEngineMessage, type ToWorker } from './messages.js';
+import { traceClock } from './observe/trace.js';
+import { RootTask } from './tasks/root-task.js';
+import { casualties, detachOrphans, failCasualties } from './threads/recover.js';
+import type { KillCause } from './tasks/kill.js';
+import { EngineState } from './engine-state.js';
+
+/** The runtime's worker entry, beside this file (unbundled) or dist/worker.js (rollup.config.mjs). */
+const WORKER_URL = new URL('./worker.js', import.meta.url);
+
+export abstract class EngineThreads extends EngineState {
+  protected async startThreads(module: WebAssembly.Module | null): Promise<void> {
+    this.module = module;
+    const ready: Array<Promise<string[]>> = [];
+    // The threads for startThreads Ps and the spares' threads; the other slots wait for work.
+    const n = Math.max(1, this.opts.startThreads) + this.opts.spareThreads;
+    for (let i = 1; i <= n; i++) ready.push(this.startM(i, undefined));
+    for (let i = n + 1; i < this.nms; i++) this.threads[i - 1] = null;
+    const lists = await Promise.all(ready);
+    const names = lists[0];
+    for (let m = 1; m < lists.length; m++) {
+      if (lists[m].join('\0') !== names.join('\0')) throw taskModuleMismatchError(1, names, m + 1, lists[m]);
+    }
+    this.names = names;
+    names.forEach((n, i) => this.ids.set(n, i));
+  }
+
+  /**
+   * Starts the thread of M slot i (at start-up, or to replace a crashed one: `restart`) and
+   * resolves with the task names it loaded.
+   */
+  protected startM(i: number, restart: { resumeP: number } | undefined): Promise<string[]> {
+    const o = this.opts;
+    const t = startThread<ToWorker, unknown>(o.worker ?? WORKER_URL, `stealwork M${i}`, o.thread);
+    this.threads[i - 1] = t;
+    this.alive.adopt(t);
+    let exitResolve!: () => void;
+    this.exits[i - 1] = new Promise<void>((r) => { exitResolve = r; });
+    let gone = false; // this thread's end is handled once (Node reports 'error', then 'exit')
+    const ready = new Promise<string[]>((resolve, reject) => {
+      let isReady = false;
+      t.onMessage((msg) => {
+        // Not the engine's: the thread's own code posted it (messages.ts).
+        if (!isEngineMessage(msg)) { o.onMessage?.(msg); return; }
+        switch (msg.type) {
+          case 'stealwork:ready': isReady = true; resolve(msg.names); break;
+          case 'stealwork:error':
+            // After the handshake the M loop itself failed (not a task): the scheduler's state is
+            // suspect; fail fast.
+            if (isReady) this.crash(workerLoopError(i, msg.error));
+            else reject(workerStartError(msg.code === 'ERR_TASK_MODULE' ? 'ERR_TASK_MODULE' : 'ERR_WORKER_START', msg.error));
+            break;
+          case 'stealwork:exit':
+            exitResolve();
+            if (msg.idle) this.idledOut(i, t);
+            break;
+          case 'stealwork:share-ack': this.onShareAck(i, msg.id); break;
+          case 'stealwork:uncaught': this.uncaught(uncaughtError(i, msg.error)); break;
+          case 'stealwork:halt': if (this.killer?.halted(i, msg.token)) this.killThread(i, this.killer.cause(msg.token)); break;
+        }
+      });
+      t.onExit((reason, error) => {
+        exitResolve();
+        if (gone) return;
+        gone = true;
+        if (!isReady) reject(workerExitError(i, reason, error));
+        else if (!this.closed) void this.recover(i, t, reason, error);
+      });
+    });
+    if (restart !== undefined || this.running) t.post({ type: 'stealwork:share', shares: this.shared.all() });
+    t.post({
+      type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
+      spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, ncpu: o.ncpu, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, calling: o.calling,
+      idleTimeout: o.idleTimeout, minLive: o.minThreads + o.spareThreads,
+      ...(isNode ? {} : { workerData: o.thread.workerData }), // Node passes it as the Worker's option
+    });
+    return ready;
+  }
+
+  /**
+   * Starts up to n threads in free slots, for Ps without one (startm.ts): each takes a P off the
+   * no-M list as it starts (mStart) and wakes an M for the work waiting.
+   */
+  protected growM(n: number): void {
+    if (this.closed || this.closing !== null || this.failure !== null) return;
+    for (let i = 1; i < this.nms && n > 0; i++) {
+      if (this.threads[i - 1] !== null) continue;
+      n--;
+      this.startm.starting++;
+      this.threadStarts++;
+      if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'startm', args: { M: i } });
+      this.startM(i, undefined).then((names) => {
+        this.startm.starting--;
+        if (names.join('\0') !== this.names.join('\0')) this.crash(taskModuleMismatchError(1, this.names, i, names));
+      }, (e: unknown) => {
+        this.startm.starting--;
+        this.threads[i - 1] = null;
+        this.crash(replacementFailedError(i, 'it was started for a P without a thread', e));
+      });
+    }
+  }
+
+  /**
+   * runtime.GOMAXPROCS(n) (DESIGN.md "Resizing: procs at run time"): n Ps in service from now on.
+   * Resolves once no more than n Ps run tasks and n can: at once when no M holds a P it must give
+   * back, else after the Ms give theirs back between two tasks (a P running one long task gives
+   * it back when that task ends).
+   */
+  resize(n: number): Promise<void> {
+    if (this.closed || this.closing !== null) return Promise.reject(closedError('resize'));
+    if (this.failure !== null) return Promise.reject(this.failure);
+    this.procs = n;
+    const left = this.core.procresize(n, this.opts.maxProcs);
+    this.core.wakep(); // a P back in service with an idle M: work waiting finds it
+    this.startm.look(); // or a P without an M: a thread starts when work waits for it
+    if (left === 0 && this.resizing === null) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      if (this.resizing === null) {
+        const r = { timer: unrefTimer(setInterval(() => this.resizeLook(), 4)), done: [] as Array<() => void> };
+        this.stopTimers.push(() => { clearInterval(r.timer); for (const f of r.done) f(); });
+        this.resizing = r;
+      }
+      this.resizing.done.push(resolve);
+    });
+  }
+
+  /** Every 4 ms while a resize is under way: moves what can move now (an idle P out of service,
+   *  a given-back P back in), and settles the resizes once nothing is left. */
+  protected resizeLook(): void {
+    const r = this.resizing;
+    if (r === null) return;
+    if (this.core.procresize(this.procs, this.opts.maxProcs) !== 0) return;
+    this.core.wakep();
+    this.startm.look();
+    clearInterval(r.timer);
+    this.resizing = null;
+    for (const f of r.done) f();
+  }
+
+  /** M slot i's thread left the scheduler after idleTimeout (mExit): it ends, and the slot is
+   *  free for a thread started later. A share delivery waiting for its acknowledgement does not
+   *  wait any longer: a thread started in the slot gets every buffer before its init. */
+  protected idledOut(i: number, t: ThreadHandle<ToWorker, unknown>): void {
+    if (this.threads[i - 1] !== t || this.closed) return;
+    this.threads[i - 1] = null;
+    this.threadExits++;
+    this.onShareAck(i, Number.MAX_SAFE_INTEGER);
+    if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'idle exit', args: { M: i } });
+    void t.terminate().catch(() => undefined);
+  }
+
+  /**
+   * M slot i's thread died outside close (DESIGN.md "Crashed workers"): fail the task it was
+   * running and the async tasks pinned to it with WorkerCrashedError, then start a new thread
+   * in the same slot, which takes over its P (and so its queue) or its place on the idle list.
+   */
+  protected async recover(i: number, dead: ThreadHandle, reason: string, cause: unknown, killed = false): Promise<void> {
+    if (this.failure !== null || this.recovered.has(dead)) return;
+    this.recovered.add(dead);
+    await dead.terminate().catch(() => undefined); // make sure it is gone before its slot is reused
+    if (this.closed) return;
+    const err = workerCrashedError(i, reason, cause);
+    const c = casualties(this.gs, i);
+    const failed = failCasualties(this.gs, this.core, i, c, err, this.names);
+    detachOrphans(this.gs, this.core, i);
+    this.killer?.reset(i);
+    this.restarts++;
+    if (!killed) this.onThreadError?.(err, failed); // a kill was asked for: its task's rejection reports it
+    if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'restart', args: killed ? { M: i, P: c.p, failed, killed: 1 } : { M: i, P: c.p, failed } });
+    try {
+      await this.startM(i, { resumeP: c.p });
+    } catch (e) {
+      this.crash(replacementFailedError(i, reason, e));
+    }
+  }
+
+  /** Ends M slot i's thread, claimed for a kill (kill.ts), and recovers its slot as for a
+   *  crash; `why` undefined: a leftover of a tree whose root is back. */
+  protected killThread(i: number, why: KillCause | undefined): void {
+    const t = this.threads[i - 1];
+    if (t === null) return; // a claimed thread runs a task: it has not idled out
+    void this.recover(i, t, killReason(why?.task), why?.err, true);
+  }
+
+  /** An error thrown outside any task in a worker (DESIGN.md "Stranded callbacks"): to the
+   *  onError hook, else an unhandledRejection here, as a rejected Promise nobody awaits. */
+  protected uncaught(err: Error): void {
+    const hook = this.opts.onError;
+    if (hook !== null) hook(err);
+    else void Promise.reject(err);
+  }
+
+  /** Releases a root task's cancellation token and listeners, once its G is back. */
+  protected cleanup(t: RootTask<unknown>): void {
+    const f = this.cleanups.get(t);
+    if (f !== undefined) { this.cleanups.delete(t); f(); }
+  }
+
+  /** Rejects every root Task still pending or deferred. */
+  protected failAll(err: Error, quiet = false): void {
+    for (const t of this.pending) if (t !== undefined) t.settle(false, err, quiet);
+    this.pending = [];
+    this.npending = 0;
+  }
+
+  /** The scheduler itself failed (an M loop error that is not a task's, or a replacement thread
+   *  that would not start): fail everything pending. A crashed thread alone is recovered. */
+  protected crash(err: Error): void {
+    if (this.failure !== null) return;
+    this.failure = err;
+    this.failAll(err);
+    for (const d of this.deferred) d.task.settle(false, err);
+    this.deferred = [];
+  }
+
+  /** engine-spawn.ts: worker m acknowledged the shared buffers below id + 1. */
+  protected abstract onShareAck(m: number, id: number): void;
+}

@@ -1,0 +1,154 @@
+// The context a task function gets as its first argument.
+
+import type { Task, JoinRequest } from './task.js';
+import type { Fork } from './fork-handle.js';
+import { macrotask } from '../host/platform.js';
+import { cancelledError, optionTypeError, unknownOptionError, type AbortError } from '../base/errors.js';
+import { checkPriority, priorityClass, type Priority } from './priority.js';
+import { PRIO_HIGH, PRIO_NORMAL } from '../../../assembly/shared/layout.js';
+
+/** What a task's signal aborts with: the tree was cancelled from its root. */
+export function cancelReason(): AbortError {
+  return cancelledError();
+}
+
+/** What an M offers its running tasks; implemented by bindings/runtime/threads/m.ts. */
+export interface ContextHost {
+  /** cls: the child's priority class byte, -1 to inherit ctx's. argc arguments: a0..a6 when
+   *  argc <= 7 (G_INLINE_ARGS: no array per spawn), else all of them in `rest`. */
+  spawnFrom(ctx: TaskContext, name: string, cls: number, argc: number, a0: unknown, a1: unknown, a2: unknown,
+    a3: unknown, a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): Task<unknown>;
+  joinFrom(ctx: TaskContext, name: string, args: unknown[]): JoinRequest;
+  /** argc arguments: a0..a6 when argc <= 7 (G_INLINE_ARGS: no array per fork), else all of
+   *  them in `rest`. */
+  forkFrom(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown,
+    a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): Fork;
+  isCancelled(token: number): boolean;
+  watchCancel(token: number, controller: AbortController): void;
+  readonly mid: number;
+}
+
+/**
+ * `ctx` in `task(ctx, ...args)`. Valid for the task's whole life, across awaits.
+ */
+export class TaskContext {
+  /** @internal */ readonly host: ContextHost;
+  /** @internal the G this context belongs to */ readonly g: number;
+  /** @internal Tasks spawned by this task, to detach the ones never awaited or joined. */
+  children: Task<unknown>[] | null = null;
+  /** @internal the cancellation token this task inherited (0: none) */ readonly token: number;
+  /** @internal */ controller: AbortController | null = null;
+  /** @internal this task's priority class byte (PRIO_*), which its children inherit */ readonly cls: number;
+
+  /** @internal */
+  constructor(host: ContextHost, g: number, token: number, cls: number) {
+    this.host = host;
+    this.g = g;
+    this.token = token;
+    this.cls = cls;
+  }
+
+  /**
+   * True once this task's tree was cancelled (its root's signal aborted or timed out). A load
+   * of one shared byte: a synchronous task can poll it in its loop.
+   */
+  get cancelled(): boolean {
+    return this.token !== 0 && this.host.isCancelled(this.token);
+  }
+
+  /**
+   * An AbortSignal that aborts when this task's tree is cancelled: pass it to fetch, timers,
+   * streams. It aborts at this thread's next turn of its event loop (an awaiting task gets it at
+   * once); `ctx.cancelled` is immediate.
+   */
+  get signal(): AbortSignal {
+    if (this.controller === null) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(cancelReason());
+      else if (this.token !== 0) this.host.watchCancel(this.token, this.controller);
+    }
+    return this.controller.signal;
+  }
+
+  /**
+   * Forks a child task (work-first fork-join, DESIGN.md "Fork-join"): `fork.join()` returns its
+   * result synchronously, running it right here unless another thread stole it meanwhile. For
+   * synchronous task functions, called while the task runs; a fork not joined when the task
+   * returns is joined then.
+   */
+  fork<T = unknown>(name: string, ...args: unknown[]): Fork<T>;
+  fork(name: string, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown, a4?: unknown, a5?: unknown, a6?: unknown,
+    ...more: unknown[]): Fork {
+    // Named parameters: up to seven arguments (the G's inline slots) travel without an array;
+    // `arguments` is read for its length alone (so the engine makes no arguments object), the
+    // ones past seven come in `more`.
+    const n = arguments.length - 1;
+    if (n <= 7) return this.host.forkFrom(this, name, n, a0, a1, a2, a3, a4, a5, a6, null);
+    return this.host.forkFrom(this, name, n, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
+      [a0, a1, a2, a3, a4, a5, a6, ...more]);
+  }
+
+  /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen). */
+  spawn(name: string, ...args: unknown[]): Task<unknown>;
+  spawn(name: string, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown, a4?: unknown, a5?: unknown, a6?: unknown,
+    ...more: unknown[]): Task<unknown> {
+    // As fork: up to seven arguments (the G's inline slots) travel without an array.
+    const n = arguments.length - 1;
+    if (n <= 7) return this.host.spawnFrom(this, name, -1, n, a0, a1, a2, a3, a4, a5, a6, null);
+    return this.host.spawnFrom(this, name, -1, n, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
+      [a0, a1, a2, a3, a4, a5, a6, ...more]);
+  }
+
+  /**
+   * Spawning with options, without mixing them into the task's arguments:
+   * `ctx.with({ priority: 'low' }).spawn('index', doc)`. The child's class replaces the one it
+   * would inherit from this task (and its own children inherit the new one).
+   */
+  with(options: { priority?: Priority }): {
+    /** `ctx.spawn` with the options: a child task on this thread's P, of the class they give. */
+    spawn(name: string, ...args: unknown[]): Task<unknown>;
+  } {
+    if (options === null || typeof options !== 'object') throw optionTypeError('ctx.with: options', `must be an object, got ${options === null ? 'null' : typeof options}`);
+    const { priority, ...rest } = options as Record<string, unknown>;
+    const extra = Object.keys(rest);
+    if (extra.length) throw unknownOptionError(`ctx.with: options.${extra[0]}`, ['priority']);
+    const cls = priority === undefined ? -1 : priorityClass(checkPriority('ctx.with', priority));
+    return {
+      spawn: (name: string, ...args: unknown[]) => this.host.spawnFrom(this, name, cls, args.length, undefined, undefined,
+        undefined, undefined, undefined, undefined, undefined, args),
+    };
+  }
+
+  /** This task's priority class: 'high', 'normal' or 'low'. */
+  get priority(): Priority {
+    return this.cls === PRIO_HIGH ? 'high' : this.cls === PRIO_NORMAL ? 'normal' : 'low';
+  }
+
+  /**
+   * Return this from a task: its result becomes `name(ctx, ...args)` with every Task in `args`
+   * replaced by its result, run when every such Task is done (continuation-passing join; nothing
+   * waits meanwhile). An argument is a Task, an array (its Task elements replaced by their
+   * results, its other elements kept: `ctx.join('sum', kids)` hands `sum` one array of results,
+   * however many), or any other value, passed on as it is (`ctx.join('merge', lo, hi, left,
+   * right)`). A failed Task fails the join with its error. The task's result type is `name`'s
+   * in the module's types (`Scheduler<typeof import('../tasks.js')>`), or R.
+   */
+  join<R = unknown, N extends string = string>(name: N, ...args: unknown[]): JoinRequest<R, N> {
+    return this.host.joinFrom(this, name, args) as JoinRequest<R, N>;
+  }
+
+  /**
+   * `await ctx.yield()` (Go's Gosched): lets this thread run the other tasks queued on it, and
+   * timers and I/O callbacks, before this task goes on. JS cannot move a running async task to
+   * another thread, so unlike Go the task resumes on the same thread, at its next turn of the
+   * event loop (within a few milliseconds while it has runnable work).
+   */
+  yield(): Promise<void> {
+    return macrotask();
+  }
+
+  /** The worker thread (M) index running this task: 1-based; the main thread is 0. */
+  get thread(): number {
+    return this.host.mid;
+  }
+}

@@ -1,0 +1,78 @@
+// startm: when work waits for a P whose thread has ended, the main thread starts a thread for it
+// (docs/DESIGN.md "Threads that come and go"; Go's startm, which creates an M when no idle one
+// can run an idle P). Only the main thread can start threads here, so the core cannot do it from
+// wakep; instead the main thread looks:
+//   - when it queues root tasks (the engine's flush), and
+//   - every LOOK_MS while a P lacks a thread and work is pending (an unref'd timer, stopped once
+//     no P lacks one or nothing is pending), for work the tasks themselves spawn.
+// A look counts the Gs waiting where an M could take them (the global and class queues, the
+// rings, runnexts and fork deques of the running Ps) and, when no P is idle (an idle P has an
+// idle M, which wakep wakes), starts one thread per waiting G that no spinning or starting M
+// will take, up to the Ps without a thread.
+//
+// Main thread only.
+
+import {
+  P_IDLE, P_RUNNEXT, P_STATUS, S_NMSPINNING, S_NPIDLE, S_RT_NPNOM, S_RUNQ_SIZE, S_RUNQH_SIZE, S_RUNQL_SIZE,
+} from '../../../assembly/shared/layout.js';
+import type { Core } from '../../core/core.js';
+import { pAddr } from '../memory/mblock.js';
+import { unrefTimer } from '../host/platform.js';
+import type { Views } from '../memory/values.js';
+
+/** How often the main thread looks for work waiting on a P without a thread (ms): about a tenth
+ *  of what starting a thread costs here (see DESIGN.md), so a look never adds much to it. */
+const LOOK_MS = 4;
+
+export class StartM {
+  private timer: ReturnType<typeof setInterval> | null = null;
+  /** Threads asked for and not yet ready (the engine counts them down). */
+  starting = 0;
+
+  /**
+   * `start(n)` starts n threads (the engine's growM); `busy()` says whether any task is pending.
+   * `nprocs`: Ps to look at (the spares' reserve excluded: a spare has a thread or the monitor's).
+   */
+  constructor(private readonly views: Views, private readonly core: Core, private readonly nprocs: number,
+    private readonly start: (n: number) => void, private readonly busy: () => boolean) {}
+
+  /** Ps without a thread now (S_RT_NPNOM). Any time. */
+  get withoutM(): number {
+    return Atomics.load(this.views.i32, S_RT_NPNOM >>> 2); // pairs with the no-M list's stores under sched.lock
+  }
+
+  /** How many threads to start now: one per G waiting where an M could take it and no spinning
+   *  or starting M will, while no P is idle, up to the Ps without a thread. */
+  want(): number {
+    const free = this.withoutM - this.starting;
+    if (free <= 0) return 0;
+    const i32 = this.views.i32;
+    if (Atomics.load(i32, S_NPIDLE >>> 2) > 0) return 0; // pairs with the npidle RMWs: wakep reaches it
+    let waiting = Atomics.load(i32, S_RUNQ_SIZE >>> 2) + Atomics.load(i32, S_RUNQH_SIZE >>> 2) + // pairs with the size stores under sched.lock
+      Atomics.load(i32, S_RUNQL_SIZE >>> 2); // the same
+    for (let p = 0; p < this.nprocs && waiting < free; p++) {
+      const pa = pAddr(this.views, p);
+      if (Atomics.load(i32, (pa + P_STATUS) >>> 2) === P_IDLE) continue; // pairs with acquireP/stopM
+      waiting += this.core.runqLen(p) + this.core.forkLen(p);
+      if (Atomics.load(this.views.u32, (pa + P_RUNNEXT) >>> 2) !== 0) waiting++; // pairs with runqPut
+    }
+    // A spinning M takes a waiting G without a new thread (wakep woke it for one), and so does
+    // each thread starting already (it starts spinning, with a P).
+    waiting -= Atomics.load(i32, S_NMSPINNING >>> 2) + this.starting; // pairs with the nmspinning RMWs
+    return Math.max(0, Math.min(waiting, free));
+  }
+
+  /** One look: starts what want() says, and keeps looking while a P lacks a thread and work is
+   *  pending. Cheap when every P has its thread (one load). */
+  look = (): void => {
+    if (this.withoutM === 0 || !this.busy()) { this.stop(); return; }
+    const n = this.want();
+    if (n > 0) this.start(n);
+    if (this.timer === null) this.timer = unrefTimer(setInterval(this.look, LOOK_MS));
+  };
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
