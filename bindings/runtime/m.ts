@@ -139,10 +139,7 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
   constructor(core: Core, gs: GSlots, cfg: MConfig) {
     this.core = core;
     this.gs = gs;
-    // No block cache (blockcache.ts) for now: a thread that dies (a crash, a kill, process.exit in
-    // a task) loses the blocks its cache holds, and the soak test's chaos found them leaked. The
-    // cache comes back once it lives where recovery can reclaim it (the M's block in shared
-    // memory); until then the small values' blocks come from the core's heap, as before.
+    gs.cacheBlocks(cfg.mid); // in the M's block: a dead thread's is given back by its recovery (blockcache.ts)
     this.views = gs.views;
     this.mid = cfg.mid;
     this.maxMemoryMB = cfg.maxMemoryMB;
@@ -377,7 +374,7 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
       // Arguments are read (and their blocks freed) straight into the call: no array for up
       // to seven numbers (every spawnNew's), or three of any kind. A kill-armed tree's: read
       // first, then the call, marked killable (kill.ts).
-      if (token >= KILL_TOKEN0) { gs.dropBlocks(); r = this.guard.call(fn, ctx, (flags & GF_SHAPED) !== 0 ? this.shapedArgs(a) : this.allArgs(a)); }
+      if (token >= KILL_TOKEN0) { r = this.guard.call(fn, ctx, (flags & GF_SHAPED) !== 0 ? this.shapedArgs(a) : this.allArgs(a)); }
       else if (nums) {
         const f64 = this.views.f64;
         const x = (a + G_ARGS) >>> 3;
@@ -769,7 +766,7 @@ export class M implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, S
       const outer = this.running;
       this.running = ctx;
       try {
-        if (token >= KILL_TOKEN0) { this.gs.dropBlocks(); r = this.guard.call(fn, ctx, this.allArgs(a)); } // marked killable (kill.ts); no block cache to lose
+        if (token >= KILL_TOKEN0) { r = this.guard.call(fn, ctx, this.allArgs(a)); } // marked killable (kill.ts)
         else switch (argc) {
           case 0: r = fn(ctx); break;
           case 1: r = fn(ctx, gs.takeArg(a, 1, 0)); break;
