@@ -14,8 +14,10 @@
 // at most that one block and never frees one twice.
 //
 // Measured: fib(27) with a task per call, each returning [n, 1, depth], 2 Ps: heapAlloc and
-// heapFree were about a tenth of the workers' profile, the class list's head and the freed
-// blocks moving between the two cores with every call (bench/fork.mjs, "tuple").
+// heapFree were about a tenth of the workers' profile without a cache, the class list's head
+// and the freed blocks moving between the two cores with every call. With this cache 85% of
+// those blocks never reach the core's heap; on a machine under load the time saved did not
+// show beside the noise (DESIGN.md "Small values", item 8; bench/scheduler.mjs "small values").
 //
 // The blocks stay allocated in the core's accounts (stats().sched.heapLiveBlocks counts them)
 // while cached; the M returns them all (flush) whenever it is about to sleep without a P and
