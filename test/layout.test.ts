@@ -14,7 +14,7 @@ const PINNED: Record<string, number> = {
   LINE: 128,
   PAGE: 65536,
   MAGIC: 0x4b525753,
-  LAYOUT_VERSION: 4,
+  LAYOUT_VERSION: 5,
   LAYOUT_BASE: 65536,
 
   RUNQ_SIZE: 256,
@@ -224,7 +224,11 @@ const PINNED: Record<string, number> = {
   MR_PARKSPIN: 344,
   MR_SPIN_RUNGS: 352,
   MR_FORK_SLEEPS: 360,
-  M_SIZE: 384,
+  MR_BCACHE_N: 368,
+  BCACHE_CLASSES: 4,
+  BCACHE_MAX: 32,
+  M_BCACHE: 384,
+  M_SIZE: 896,
   MS_NONE: 0,
   MS_SCHEDULE: 1,
   MS_YIELD: 2,
@@ -535,17 +539,20 @@ describe('layout structure', () => {
     expect(L.P_FORKQ + L.FORKQ_SIZE * 4).toBe(L.P_SIZE);
   });
 
-  it('an M: park line, inbox line, runtime line', () => {
+  it('an M: park line, inbox line, runtime line, block cache', () => {
     for (const o of [L.M_PARK, L.M_NEXTP, L.M_SPINNING, L.M_LINK]) expect(line(o)).toBe(0);
     expect(line(L.M_INBOX)).toBe(1);
     expect(line(L.M_RT)).toBe(2);
     // The runtime's words: the f64 ones named here, the rest u32.
     const f64s = new Set(['MR_SPAWNED', 'MR_FINISHED', 'MR_IDLE_MS', 'MR_YIELDS', 'MR_T0', 'MR_SPIN_RUNGS', 'MR_FORK_SLEEPS']);
     const rt: Array<[string, number, number]> = Object.keys(PINNED).filter((k) => k.startsWith('MR_'))
-      .map((k) => [k, PINNED[k], f64s.has(k) ? 8 : 4]);
+      .map((k) => [k, PINNED[k], f64s.has(k) ? 8 : k === 'MR_BCACHE_N' ? 4 * L.BCACHE_CLASSES : 4]);
     expectDisjoint(rt.map(([n, o, s]) => [n, o - L.M_RT, s]), L.LINE);
     for (const [n, o, s] of rt) if (s === 8) expect(o % 8, n).toBe(0);
-    expect(L.M_SIZE).toBe(3 * L.LINE);
+    // The block cache's addresses from line D to the M block's end.
+    expect(L.M_BCACHE).toBe(3 * L.LINE);
+    expect(L.M_BCACHE + L.BCACHE_CLASSES * L.BCACHE_MAX * 4).toBe(L.M_SIZE);
+    expect(L.M_SIZE).toBe(7 * L.LINE);
   });
 
   it('G fields lie inside G_SIZE, do not overlap, and cover it', () => {

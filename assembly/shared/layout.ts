@@ -24,7 +24,7 @@ export const PAGE = 65536;
 
 // Identity of the layout, checked by every thread that attaches.
 export const MAGIC = 0x4b525753; // 'SWRK' little-endian
-export const LAYOUT_VERSION = 4;
+export const LAYOUT_VERSION = 5;
 
 // The Wasm module's own static data must end below this address; the core checks
 // __heap_base against it at init. Instantiation rewrites static data (see DESIGN.md,
@@ -298,6 +298,9 @@ export const P_SIZE = P_FORKQ + FORKQ_SIZE * 4; // 3072
 //   line B (+128) inbox: Treiber stack of finished G ids for this M (pushed by any thread)
 //   line C (+256) the runtime's per-M words (curg, state, counters); the core touches only the
 //                 trace ring's words, on the owner's thread (its execute records task starts)
+//   lines D-G (+384) the M's cache of small value blocks (bindings/runtime/blockcache.ts):
+//                 BCACHE_MAX block addresses per size class, their counts in line C. In
+//                 shared memory, so the recovery of a dead thread frees what it held.
 export const M_PARK = 0;
 export const M_NEXTP = 4; // P index + 1 handed over by wakep/startm, 0 none
 export const M_SPINNING = 8; // 1 while counted in nmspinning
@@ -324,8 +327,15 @@ export const MR_TRACE_NEXT = M_RT + 84; // u32: slot count at which the runtime 
 export const MR_PARKSPIN = M_RT + 88; // u32: 1 while this M is counted in S_RT_NPARKSPIN (owner only: parkspin.ts)
 export const MR_SPIN_RUNGS = M_RT + 96; // f64: park ladder rungs this M polled or waited 1 us on (owner only; DESIGN.md "Scaling")
 export const MR_FORK_SLEEPS = M_RT + 104; // f64: times a fork joiner on this M slept on S_RT_FORK_EPOCH (owner only)
+export const MR_BCACHE_N = M_RT + 112; // BCACHE_CLASSES u32s: blocks in this M's cache per size class (owner only; the main thread's recovery empties a dead M's)
+// The block cache (bindings/runtime/blockcache.ts): the value blocks of the smallest size
+// classes (16 to 128 bytes: every small value's, bindings/codec/small.ts) an M frees wait here
+// for its next small value instead of going through the heap lock (DESIGN.md "Small values").
+export const BCACHE_CLASSES = 4; // classes 0..3 are cached
+export const BCACHE_MAX = 32; // blocks per class: the results of a wide join in flight on one thread
+export const M_BCACHE = 3 * LINE; // BCACHE_CLASSES x BCACHE_MAX u32 user addresses, class c's from M_BCACHE + c * BCACHE_MAX * 4 (owner only, as MR_BCACHE_N)
 
-export const M_SIZE = 3 * LINE;
+export const M_SIZE = M_BCACHE + BCACHE_CLASSES * BCACHE_MAX * 4; // 896: 7 lines
 
 // States of an M (MR_STATE), written by the runtime's M loop (bindings/runtime/threads/m.ts), named by
 // stats (`threads[].state`), so a stall can be diagnosed from outside.

@@ -65,20 +65,10 @@ export class GSlots {
     this.shared = shared;
   }
 
-  /** From now on the small value blocks this thread frees wait for its next ones (blockcache.ts);
-   *  flushBlocks gives them back. A worker M, once. */
-  cacheBlocks(): void {
-    this.heap = this.blocks = new BlockCache(this.core, this.views);
-  }
-
-  /** Gives the cache back and keeps none from now on: a thread about to run a kill-armed task's
-   *  code (kill.ts) may be terminated there, and a cache dies with its thread (blockcache.ts).
-   *  A worker M; cheap when it has no cache. */
-  dropBlocks(): void {
-    if (this.blocks === null) return;
-    this.blocks.flush();
-    this.blocks = null;
-    this.heap = this.core;
+  /** From now on the small value blocks this thread frees wait for its next ones in M mid's
+   *  cache (blockcache.ts); flushBlocks gives them back. A worker M, once. */
+  cacheBlocks(mid: number): void {
+    this.heap = this.blocks = new BlockCache(this.core, this.views, mid);
   }
 
   /** Gives this thread's cached value blocks back to the core (an M about to sleep without a P,

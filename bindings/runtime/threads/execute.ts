@@ -103,7 +103,7 @@ export abstract class MExecute extends MState {
       // Arguments are read (and their blocks freed) straight into the call: no array for up
       // to seven numbers (every spawnNew's), or three of any kind. A kill-armed tree's: read
       // first, then the call, marked killable (kill.ts).
-      if (token >= KILL_TOKEN0) { gs.dropBlocks(); r = this.guard.call(fn, ctx, (flags & GF_SHAPED) !== 0 ? this.shapedArgs(a) : this.allArgs(a)); }
+      if (token >= KILL_TOKEN0) { r = this.guard.call(fn, ctx, (flags & GF_SHAPED) !== 0 ? this.shapedArgs(a) : this.allArgs(a)); }
       else if (nums) {
         const f64 = this.views.f64;
         const x = (a + G_ARGS) >>> 3;

@@ -128,10 +128,7 @@ export abstract class MState {
   constructor(core: Core, gs: GSlots, cfg: MConfig) {
     this.core = core;
     this.gs = gs;
-    // No block cache (blockcache.ts) for now: a thread that dies (a crash, a kill, process.exit in
-    // a task) loses the blocks its cache holds, and the soak test's chaos found them leaked. The
-    // cache comes back once it lives where recovery can reclaim it (the M's block in shared
-    // memory); until then the small values' blocks come from the core's heap, as before.
+    gs.cacheBlocks(cfg.mid); // in the M's block: a dead thread's is given back by its recovery (blockcache.ts)
     this.views = gs.views;
     this.mid = cfg.mid;
     this.maxMemoryMB = cfg.maxMemoryMB;

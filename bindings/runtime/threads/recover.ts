@@ -16,6 +16,7 @@ import type { GSlots } from '../memory/gslots.js';
 import { detachOrphan, finishG, type Finisher } from '../tasks/join.js';
 import { mAddr, pAddr } from '../memory/mblock.js';
 import { internalError } from '../base/errors.js';
+import { dropDeadCache } from '../memory/blockcache.js';
 
 /**
  * Fails G g (G_RUNNING or G_WAITING on the dead M) with `err`, as the dead M would have
@@ -101,8 +102,8 @@ export function detachOrphans(gs: GSlots, core: Core, mid: number): number {
   return n;
 }
 
-/** Fails the casualties and fixes the dead M's counters for its successor. Returns how many
- *  tasks failed. */
+/** Fails the casualties, gives back the blocks its block cache held and fixes the dead M's
+ *  counters for its successor. Returns how many tasks failed. */
 export function failCasualties(gs: GSlots, core: Core, mid: number, c: Casualties, err: Error, names: string[]): number {
   const v = gs.views;
   const ma = mAddr(v, mid);
@@ -116,6 +117,7 @@ export function failCasualties(gs: GSlots, core: Core, mid: number, c: Casualtie
   // MR_ASYNC counted the pinned Gs and the async children it ran inline at capacity (m.ts
   // spawnInline); those died with the thread: count them finished so close does not wait.
   const inlineLost = Math.max(0, v.u32[(ma + MR_ASYNC) >>> 2] - c.pinned.length);
+  dropDeadCache(v, core, mid); // the value blocks its cache held (blockcache.ts)
   v.u32[(ma + MR_CURG) >>> 2] = 0; // plain: the M's thread is gone, its successor not started
   v.u32[(ma + MR_ASYNC) >>> 2] = 0; // the same
   v.f64[(ma + MR_FINISHED) >>> 3] += n + inlineLost; // the same

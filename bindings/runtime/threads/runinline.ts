@@ -148,7 +148,7 @@ export abstract class MFork extends MExecute {
       const outer = this.running;
       this.running = ctx;
       try {
-        if (token >= KILL_TOKEN0) { this.gs.dropBlocks(); r = this.guard.call(fn, ctx, this.allArgs(a)); } // marked killable (kill.ts); no block cache to lose
+        if (token >= KILL_TOKEN0) { r = this.guard.call(fn, ctx, this.allArgs(a)); } // marked killable (kill.ts)
         else switch (argc) {
           case 0: r = fn(ctx); break;
           case 1: r = fn(ctx, gs.takeArg(a, 1, 0)); break;
