@@ -4,7 +4,10 @@
 // 'stealwork/piscina' is the scheduler behind piscina's API (the compatible entry), on piscina's
 // worker file and calls, with piscina's defaults (recordTiming on).
 //
-//   node bench/pools.mjs [--quick] [--reps N] [--procs N] [--json FILE]
+//   node bench/pools.mjs [--quick] [--reps N] [--procs N] [--json FILE] [--only NAMES]
+//
+// --only runs just the workloads whose name starts with one of NAMES (comma-separated, e.g.
+// 'tiny roots'), each at the full --reps (the whole suite caps tiny roots at 3 repetitions).
 //
 // What a pool cannot express: a task that spawns tasks. piscina and tinypool have no API for a
 // running task to submit another and wait for it (fork-join), so fibc, fibcut, UTS and the
@@ -67,14 +70,17 @@ export async function runPools(opts) {
   const names = runners.map((r) => r.name);
   const by = new Map(runners.map((r) => [r.name, r]));
   const itersPerMs = calibrateBurn();
+  const only = opts.only ?? [];
+  const wanted = (name) => only.length === 0 || only.some((o) => name.startsWith(o));
+  const attempt = (name, fn, ms) => (wanted(name) ? res.attempt(name, fn, ms) : Promise.resolve());
   try {
     for (const r of runners) await warmUp(r, itersPerMs);
 
     // tiny root tasks, all in flight.
-    await res.attempt('tiny roots', async () => {
+    await attempt('tiny roots', async () => {
       const n = S.tiny;
       // At most 3 repetitions: a pool takes several seconds per repetition here.
-      const tinyReps = Math.min(reps, 3);
+      const tinyReps = only.length > 0 ? reps : Math.min(reps, 3);
       const out = await interleave(names, tinyReps, (v) => tinyRoots(by.get(v), n));
       const g = `tiny roots: ${n.toLocaleString('en-US')} inc() root tasks in flight`;
       for (const v of names) res.add({ group: g, variant: v, metric: 'tasks/s', unit: 'k', chart: true, values: out.get(v).map((x) => x / 1000) });
@@ -82,7 +88,7 @@ export async function runPools(opts) {
     }, opts.quick ? 80_000 : 400_000); // four runners; piscina and tinypool take seconds per repetition
 
     // coarse fib split by the main thread (and stealwork's fork-join for comparison).
-    await res.attempt('split fib', async () => {
+    await attempt('split fib', async () => {
       const [n, cut] = S.fibcut;
       const leaves = fibLeaves(n, cut).length;
       warmMain(() => T.fib(null, 20));
@@ -110,7 +116,7 @@ export async function runPools(opts) {
     });
 
     // skewed, as root tasks.
-    await res.attempt('skewed', async () => {
+    await attempt('skewed', async () => {
       const iters = skewedMix(S.skewed, 0.1, 5, 0.1, itersPerMs);
       const expect = skewedSeq(iters).sum;
       const out = await interleave(['main thread', ...names], reps, async (v) => {
@@ -126,7 +132,7 @@ export async function runPools(opts) {
     });
 
     // burst latency behind long tasks.
-    await res.attempt('burst', async () => {
+    await attempt('burst', async () => {
       const B = S.burst;
       const out = await interleave(names, reps, (v) => burst(by.get(v), B));
       const g = `burst: ${B.bursts * B.per} tiny while ${B.holds} x ${B.holdMs} ms run`;
@@ -137,7 +143,7 @@ export async function runPools(opts) {
     });
 
     // wake-up latency into an idle runner.
-    await res.attempt('wake-up', async () => {
+    await attempt('wake-up', async () => {
       const W = S.wake;
       const out = await interleave(names, reps, (v) => wakeup(by.get(v), W.samples, W.gapMs));
       const g = `wake-up: a task every ${W.gapMs} ms into idle threads`;

@@ -298,7 +298,7 @@ export const P_SIZE = P_FORKQ + FORKQ_SIZE * 4; // 3072
 //   line B (+128) inbox: Treiber stack of finished G ids for this M (pushed by any thread)
 //   line C (+256) the runtime's per-M words (curg, state, counters); the core touches only the
 //                 trace ring's words, on the owner's thread (its execute records task starts)
-//   lines D-G (+384) the M's cache of small value blocks (bindings/runtime/blockcache.ts):
+//   lines D-G (+384) the M's cache of small value blocks (bindings/runtime/memory/blockcache.ts):
 //                 BCACHE_MAX block addresses per size class, their counts in line C. In
 //                 shared memory, so the recovery of a dead thread frees what it held.
 export const M_PARK = 0;
@@ -328,7 +328,7 @@ export const MR_PARKSPIN = M_RT + 88; // u32: 1 while this M is counted in S_RT_
 export const MR_SPIN_RUNGS = M_RT + 96; // f64: park ladder rungs this M polled or waited 1 us on (owner only; DESIGN.md "Scaling")
 export const MR_FORK_SLEEPS = M_RT + 104; // f64: times a fork joiner on this M slept on S_RT_FORK_EPOCH (owner only)
 export const MR_BCACHE_N = M_RT + 112; // BCACHE_CLASSES u32s: blocks in this M's cache per size class (owner only; the main thread's recovery empties a dead M's)
-// The block cache (bindings/runtime/blockcache.ts): the value blocks of the smallest size
+// The block cache (bindings/runtime/memory/blockcache.ts): the value blocks of the smallest size
 // classes (16 to 128 bytes: every small value's, bindings/codec/small.ts) an M frees wait here
 // for its next small value instead of going through the heap lock (DESIGN.md "Small values").
 export const BCACHE_CLASSES = 4; // classes 0..3 are cached
