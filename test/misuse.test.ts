@@ -81,16 +81,22 @@ describe('unobserved failures', () => {
       const seen = [];
       process.on('unhandledRejection', (e) => seen.push('unhandled ' + e.message));
       process.on('rejectionHandled', () => seen.push('handled later'));
+      // Waits for what it orders (the reports, the task's start), not for fixed pauses: on a
+      // busy machine 300 ms did not always see the failures come back. The child's own timeout
+      // bounds a wait for an event that never comes.
+      const until = async (done) => { while (!done()) await new Promise((r) => setTimeout(r, 5)); };
       const s = await Scheduler.start({ tasks: new URL('${FIXTURE_TASKS.href}'), procs: 1 });
       s.spawn('fail', 'thrown, never awaited');
       s.spawn('nope');
       const late = s.spawn('fail', 'awaited late');
       const awaited = s.spawn('fail', 'awaited at once').catch(() => {});
-      await new Promise((r) => setTimeout(r, 300));
+      await awaited;
+      await until(() => seen.length === 3); // the three unobserved failures reported
       await late.catch(() => {});
-      await new Promise((r) => setTimeout(r, 50));
-      s.spawn('sleep', 5000, 1);
-      await new Promise((r) => setTimeout(r, 50));
+      await until(() => seen.includes('handled later'));
+      const started = new SharedArrayBuffer(12);
+      s.spawn('onSignal', started, 5000);
+      await until(() => Atomics.load(new Int32Array(started), 2) === 1); // running when the close comes
       await s.close({ force: true });
       await new Promise((r) => setTimeout(r, 50));
       console.log(JSON.stringify(seen.sort()));`);
