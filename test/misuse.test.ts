@@ -28,7 +28,7 @@ describe('options', () => {
     await expect(Scheduler.start({ tasks: '../x.mjs' })).rejects.toThrow(/relative path/);
     const s = await Scheduler.start({ tasks: fileURLToPath(FIXTURE_TASKS), procs: 1 });
     try {
-      expect(await within(s.run('add1', 1), 5000, 'a task from an absolute path')).toBe(2);
+      expect(await within(s.run('add1', 1), 20_000, 'a task from an absolute path')).toBe(2);
     } finally {
       await s.close({ force: true });
     }
@@ -47,7 +47,7 @@ describe('task modules', () => {
       expect(s.taskNames).toEqual(['add1']);
       const e = await s.run('Helper' as never).catch((x: unknown) => x) as StealworkError;
       expect(e.code).toBe('ERR_UNKNOWN_TASK');
-      expect(await within(s.run('add1', 41), 5000, 'add1')).toBe(42);
+      expect(await within(s.run('add1', 41), 20_000, 'add1')).toBe(42);
     } finally {
       await s.close({ force: true });
     }
@@ -71,7 +71,7 @@ describe('values', () => {
     expect(e).toBeInstanceOf(TypeError);
     expect(e.message).toMatch(/^spawn\('echo'\): argument 1 is nested more than 1000 levels deep; at \.child/);
     expect(e.message.length).toBeLessThan(400);
-    await within(s.close(), 5000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 });
 

@@ -349,7 +349,7 @@ describe('queue limits and drain events', () => {
       pool.on('drain', () => seen.push('drain'));
       const drained = new Promise<void>((r) => pool.once('drain', () => r()));
       const r = await Promise.all([pool.run(30, { name: 'spin' }), pool.run(30, { name: 'spin' })]);
-      await within(drained, 10_000, 'the drain event');
+      await within(drained, 20_000, 'the drain event');
       return { r, seen, needsDrain: pool.needsDrain };
     }, { maxThreads: 2, minThreads: 2 });
     expect(a).toEqual({ r: [30, 30], seen: ['needsDrain', 'drain'], needsDrain: false });

@@ -34,7 +34,7 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     const st = s.stats();
     expect(st.procs[0].highHits).toBe(n);
     expect(st.procs[0].lowHits).toBe(n);
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 
   it('children inherit their parent\'s class; ctx.with({ priority }) overrides it', async () => {
@@ -43,7 +43,7 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     expect(await within(s.run('prioFamily'), 20000, 'prioFamily')).toEqual(['normal', 'normal', 'low', 'high']);
     expect(await within(s.with({ priority: 'low' }).run('prioFamily'), 20000, 'prioFamily')).toEqual(['low', 'low', 'low', 'high']);
     expect(() => s.with({ priority: 'urgent' as never })).toThrow(/options.priority must be 'high', 'normal' or 'low'/);
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 
   it('high work submitted at once runs before normal work queued earlier: no normal task every 61 slices', async () => {
@@ -61,7 +61,7 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     // 200 tiny tasks take far less than the high budget (95 ms of every 100): none gives way.
     expect(order.slice(0, highs).join(''), 'the first 200 started').toBe(String(HIGH).repeat(highs));
     expect(s.stats().procs[0].highThrottles).toBe(0);
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 
   it('normal work progresses under a steady stream of high work: the P gives it the rest of each period', async () => {
@@ -84,16 +84,16 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     const s = await start(backend, 1, { spareThreads: 0 });
     let lowDone = false;
     const low = s.with({ priority: 'low' }).run('add1', 1).then((v) => { lowDone = true; return v; });
-    // Keep 20 high tasks of 1 ms queued at all times, for up to 10 s or until the low one ran.
-    const end = Date.now() + 10_000;
+    // Keep 20 high tasks of 1 ms queued at all times, for up to 20 s or until the low one ran.
+    const end = Date.now() + 20_000;
     let highs = 0;
     const feed = async (): Promise<void> => {
       while (!lowDone && Date.now() < end) { await s.with({ priority: 'high' }).run('spin', 1); highs++; }
     };
-    await within(Promise.all(Array.from({ length: 20 }, feed)), 30000, 'the high stream');
+    await within(Promise.all(Array.from({ length: 20 }, feed)), 40_000, 'the high stream');
     expect(lowDone, `the low task did not run while ${highs} high tasks did`).toBe(true);
     expect(await low).toBe(2);
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 
   it('a high task does not wait for a P stuck in a long task: a spare thread runs it', async () => {
@@ -105,6 +105,6 @@ describe.each(['wasm', 'js'] as const)('priorities (%s backend)', (backend) => {
     expect(s.stats().sched.handoffs).toBeGreaterThanOrEqual(1);
     release();
     await within(blocker, 20000, 'blocker');
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 });

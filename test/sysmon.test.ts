@@ -25,7 +25,7 @@ describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backe
     // The blocker is done: the lent P goes back to the reserve once a P idles.
     await until(() => s.stats().sched.spareProcs === 1, 30_000, 'the spare P back in the reserve');
     expect(s.stats().procs.filter((p) => p.status === 'reserved').length).toBe(1);
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 
   it('without spare threads the same children wait for the blocker (the test above can fail)', async () => {
@@ -35,7 +35,7 @@ describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backe
     const ran = await within(s.run('blockBehind', sab, n, 300), 20000, 'blockBehind');
     expect(ran).toBe(0);
     expect(s.stats().sched.handoffs).toBe(0);
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
     expect(Atomics.load(new Int32Array(sab), 0), 'children ran after the blocker').toBe(n);
   });
 
@@ -48,7 +48,7 @@ describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backe
     expect(s.stats().sched.handoffs, 'spare Ps lent').toBeGreaterThanOrEqual(1);
     open();
     expect(await within(blocker, 20000, 'blocker')).toBe(1);
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 
   it('no spare is lent when nothing waits behind the long task', async () => {
@@ -58,7 +58,7 @@ describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backe
     expect(st.sched.handoffs).toBe(0);
     expect(st.sched.spareProcs).toBe(2);
     expect(st.procs.length).toBe(4);
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 
   it('a lent spare comes back while the work goes on: a busy M gives its P back when none idles', async () => {
@@ -106,7 +106,7 @@ describe.each(['wasm', 'js'] as const)('sysmon and handoff (%s backend)', (backe
     expect(maxRunning, 'Ps running at once').toBeLessThanOrEqual(3);
     expect(s.stats().sched.handoffs).toBeGreaterThanOrEqual(1);
     for (const x of got) expect(x).toBeLessThanOrEqual(n);
-    await within(s.close(), 10000, 'close'); // drains the children the blockers left
+    await within(s.close(), 20_000, 'close'); // drains the children the blockers left
     for (const sab of sabs) expect(Atomics.load(new Int32Array(sab), 0)).toBe(n);
   });
 });
