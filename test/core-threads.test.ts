@@ -244,7 +244,7 @@ describe.each(BACKENDS)('core under threads (%s)', (backend) => {
     }
     expect(stolen).toBe(stolenFrom);
     expect(stealOps).toBe(stealFromOps);
-    expect(stealOps).toBeGreaterThan(0);
+    expect(stealOps).toBeGreaterThan(0); // certain: each thief steals first, and producers wait for it
     expect(overflows).toBeGreaterThan(0);
     expect(mem.sc(L.SC_GLOB_PUT)).toBe(mem.sc(L.SC_GLOB_GET));
     expect(mem.sc(L.SC_HEAP_ALLOCS)).toBe(mem.sc(L.SC_HEAP_FREES));
