@@ -61,7 +61,7 @@ describe.each(['wasm', 'js'] as const)('error classes (%s backend)', (backend) =
     expect(e).toBeInstanceOf(WorkerCrashedError);
     expect(e).toBeInstanceOf(StealworkError);
     expect(e.code).toBe('ERR_WORKER_CRASHED');
-    const seen = await within(s.run('classOfCrashedChild', new SharedArrayBuffer(4)), 20000, 'a task awaiting a crashed child');
+    const seen = await within(s.run('classOfCrashedChild', new SharedArrayBuffer(4)), 40_000, 'a task awaiting a crashed child');
     expect(seen).toEqual({ name: 'WorkerCrashedError', stealwork: true, crashed: true, abort: false, code: 'ERR_WORKER_CRASHED' });
     await within(s.close(), 20_000, 'close');
   });
