@@ -22,7 +22,7 @@ describe.each(['wasm', 'js'] as const)('spawning at capacity (%s backend)', (bac
     const failed = out.filter((v) => v !== 31);
     expect(failed.slice(0, 3)).toEqual([]);
     expect(s.stats().sched.gcap).toBeLessThanOrEqual(1024);
-    await within(s.close(), 10_000, 'close');
+    await within(s.close(), 20_000, 'close');
     expectWhole(s.stats());
   });
 
@@ -33,7 +33,7 @@ describe.each(['wasm', 'js'] as const)('spawning at capacity (%s backend)', (bac
     const [ra, rb] = await within(Promise.all([Promise.all(a), Promise.all(b)]), 60_000, 'async trees');
     expect(ra.filter((v) => v !== 40).slice(0, 3)).toEqual([]);
     expect(rb.filter((v) => v !== 13).slice(0, 3)).toEqual([]); // 1 + 3 + 9 nodes, each leaf a join over a sleep
-    await within(s.close(), 10_000, 'close');
+    await within(s.close(), 20_000, 'close');
     expectWhole(s.stats());
   });
 
@@ -44,17 +44,17 @@ describe.each(['wasm', 'js'] as const)('spawning at capacity (%s backend)', (bac
     for (const e of out) expect((e as Error).message).toBe('child failed');
     const bad = await within(Promise.all(Array.from({ length: 1500 }, () => s.run('badArg').catch((e: unknown) => e))), 30_000, 'bad arguments');
     for (const e of bad) { expect(e).toBeInstanceOf(TypeError); expect((e as Error).message).toMatch(/spawn\('echo'\): argument 1/); }
-    await within(s.close(), 10_000, 'close');
+    await within(s.close(), 20_000, 'close');
     expectWhole(s.stats());
   });
 
   it('when the memory is the limit, the error names maxMemoryMB', async () => {
     const s = await start(backend, 1, { maxMemoryMB: 16, initialTasks: 1024 });
-    const e = await within(s.run('echo', 'x'.repeat(40 << 20)).catch((x: unknown) => x), 10_000, 'a value too big') as StealworkError;
+    const e = await within(s.run('echo', 'x'.repeat(40 << 20)).catch((x: unknown) => x), 20_000, 'a value too big') as StealworkError;
     expect(e).toBeInstanceOf(StealworkError);
     expect(e.code).toBe('ERR_OUT_OF_MEMORY');
     expect(e.message).toMatch(/maxMemoryMB=16/);
-    expect(await within(s.run('fibc', 15), 10_000, 'fibc after')).toBe(610);
-    await within(s.close(), 10_000, 'close');
+    expect(await within(s.run('fibc', 15), 20_000, 'fibc after')).toBe(610);
+    await within(s.close(), 20_000, 'close');
   });
 });

@@ -463,7 +463,7 @@ describe.each(['wasm', 'js'] as const)('through a Scheduler (%s backend)', (back
       d = graphDiff([err.value, err.again], [expected, expected]);
       if (d !== null) throw new Error(`throwWith: ${d}`);
     }), { numRuns: SCHED_RUNS });
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   }, 120_000);
 });
 

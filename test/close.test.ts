@@ -16,19 +16,19 @@ describe.each(['wasm', 'js'] as const)('close (%s backend)', (backend) => {
     const graceful = s.close().then(() => { settled = true; });
     await new Promise((r) => setTimeout(r, 50));
     expect(settled).toBe(false); // it waits for the task, as documented
-    await within(s.close({ force: true }), 5000, 'the forced close');
-    await within(graceful, 5000, 'the graceful close, once a forced close stopped the threads');
+    await within(s.close({ force: true }), 20_000, 'the forced close');
+    await within(graceful, 20_000, 'the graceful close, once a forced close stopped the threads');
     expect(((await spinning) as StealworkError).code).toBe('ERR_CLOSED_FORCE');
   });
 
   it('a timed-out task that ignores its signal holds close(); a forced close ends both', async () => {
     const s = await start(backend, 1);
-    const e = await within(s.with({ timeout: 20 }).run('spin', 60_000).catch((x: unknown) => x), 5000, 'the timeout') as AbortError;
+    const e = await within(s.with({ timeout: 20 }).run('spin', 60_000).catch((x: unknown) => x), 20_000, 'the timeout') as AbortError;
     expect(e).toBeInstanceOf(AbortError);
     const graceful = s.close();
     await new Promise((r) => setTimeout(r, 50));
-    await within(s.close({ force: true }), 5000, 'the forced close');
-    await within(graceful, 5000, 'the graceful close');
+    await within(s.close({ force: true }), 20_000, 'the forced close');
+    await within(graceful, 20_000, 'the graceful close');
   });
 
   it('close with nothing running, close twice, spawn after close', async () => {
@@ -36,10 +36,10 @@ describe.each(['wasm', 'js'] as const)('close (%s backend)', (backend) => {
     const a = s.close();
     const b = s.close();
     expect(b).toBe(a);
-    await within(a, 5000, 'close of an idle scheduler');
-    await within(s.close({ force: true }), 5000, 'a forced close after close');
+    await within(a, 20_000, 'close of an idle scheduler');
+    await within(s.close({ force: true }), 20_000, 'a forced close after close');
     const late = s.spawn('add1', 1);
-    const err = await within(late.result().catch((x: unknown) => x), 1000, 'spawn after close') as StealworkError;
+    const err = await within(late.result().catch((x: unknown) => x), 20_000, 'spawn after close') as StealworkError;
     expect(err).toBeInstanceOf(StealworkError);
     expect(err.code).toBe('ERR_CLOSED');
     expect(((await s.run('add1', 1).catch((x: unknown) => x)) as StealworkError).code).toBe('ERR_CLOSED');
@@ -52,7 +52,7 @@ describe.each(['wasm', 'js'] as const)('close (%s backend)', (backend) => {
     const f1 = s.close({ force: true });
     const f2 = s.close({ force: true });
     const g = s.close();
-    await within(Promise.all([f1, f2, g]), 5000, 'every close');
+    await within(Promise.all([f1, f2, g]), 20_000, 'every close');
     expect(((await p) as StealworkError).code).toBe('ERR_CLOSED_FORCE');
   });
 });

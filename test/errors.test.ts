@@ -61,9 +61,9 @@ describe.each(['wasm', 'js'] as const)('error classes (%s backend)', (backend) =
     expect(e).toBeInstanceOf(WorkerCrashedError);
     expect(e).toBeInstanceOf(StealworkError);
     expect(e.code).toBe('ERR_WORKER_CRASHED');
-    const seen = await within(s.run('classOfCrashedChild', new SharedArrayBuffer(4)), 20000, 'a task awaiting a crashed child');
+    const seen = await within(s.run('classOfCrashedChild', new SharedArrayBuffer(4)), 40_000, 'a task awaiting a crashed child');
     expect(seen).toEqual({ name: 'WorkerCrashedError', stealwork: true, crashed: true, abort: false, code: 'ERR_WORKER_CRASHED' });
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 
   it('an unknown task name is a StealworkError ERR_UNKNOWN_TASK, on the main thread and in a task', async () => {
@@ -76,7 +76,7 @@ describe.each(['wasm', 'js'] as const)('error classes (%s backend)', (backend) =
     expect(uc.code).toBe('ERR_UNKNOWN_TASK');
     const inTask = await s.run('classOfSpawnError', 'nope');
     expect(inTask).toEqual({ name: 'StealworkError', stealwork: true, crashed: false, abort: false, code: 'ERR_UNKNOWN_TASK' });
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 
   it('a cancelled child is an AbortError in the task that awaits it', async () => {
@@ -85,11 +85,11 @@ describe.each(['wasm', 'js'] as const)('error classes (%s backend)', (backend) =
     const sab = new SharedArrayBuffer(16);
     const p = s.with({ signal: ac.signal }).run('classOfCancelledChild', sab).catch((e: unknown) => e);
     // Cancel once it runs (a task cancelled before it starts never runs: nothing to report).
-    await until(() => Atomics.load(new Int32Array(sab), 3) === 1, 10000, 'the task running');
+    await until(() => Atomics.load(new Int32Array(sab), 3) === 1, 20_000, 'the task running');
     ac.abort();
-    expect(await within(p, 5000, 'the aborted root')).toBeInstanceOf(AbortError);
-    await until(() => Atomics.load(new Int32Array(sab), 2) === 1, 10000, 'the task reporting its child\'s error');
+    expect(await within(p, 20_000, 'the aborted root')).toBeInstanceOf(AbortError);
+    await until(() => Atomics.load(new Int32Array(sab), 2) === 1, 20_000, 'the task reporting its child\'s error');
     expect(Array.from(new Int32Array(sab))).toEqual([1, 1, 1, 1]);
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 });

@@ -265,9 +265,13 @@ describe.each(['wasm', 'js'] as const)('kill (%s backend)', (backend) => {
     await started(a, 0, 'the runaway');
     ac.abort();
     expect((await rejection(t, 'the runaway')).killed).toBe(true);
-    await until(() => s.stats().sched.restarts === 1, 20000, 'the thread replaced');
+    // The claim ends every thread it finds in the tree's code: the runaway's, and the other one
+    // too when it was running a fork it stole (the OS can leave it there, descheduled, for as
+    // long as it likes). So one or two threads are replaced, not always exactly one.
+    await until(() => s.stats().sched.restarts >= 1, 20000, 'the thread replaced');
     expect(await within(s.run('record', sab, 2), 20000, 'a task after the kill')).toBe(2);
     await within(s.close(), 20000, 'close');
+    expect(s.stats().sched.restarts).toBeLessThanOrEqual(2);
     whole(s);
   });
 

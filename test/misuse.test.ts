@@ -28,7 +28,7 @@ describe('options', () => {
     await expect(Scheduler.start({ tasks: '../x.mjs' })).rejects.toThrow(/relative path/);
     const s = await Scheduler.start({ tasks: fileURLToPath(FIXTURE_TASKS), procs: 1 });
     try {
-      expect(await within(s.run('add1', 1), 5000, 'a task from an absolute path')).toBe(2);
+      expect(await within(s.run('add1', 1), 20_000, 'a task from an absolute path')).toBe(2);
     } finally {
       await s.close({ force: true });
     }
@@ -47,7 +47,7 @@ describe('task modules', () => {
       expect(s.taskNames).toEqual(['add1']);
       const e = await s.run('Helper' as never).catch((x: unknown) => x) as StealworkError;
       expect(e.code).toBe('ERR_UNKNOWN_TASK');
-      expect(await within(s.run('add1', 41), 5000, 'add1')).toBe(42);
+      expect(await within(s.run('add1', 41), 20_000, 'add1')).toBe(42);
     } finally {
       await s.close({ force: true });
     }
@@ -71,7 +71,7 @@ describe('values', () => {
     expect(e).toBeInstanceOf(TypeError);
     expect(e.message).toMatch(/^spawn\('echo'\): argument 1 is nested more than 1000 levels deep; at \.child/);
     expect(e.message.length).toBeLessThan(400);
-    await within(s.close(), 5000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 });
 
@@ -81,16 +81,22 @@ describe('unobserved failures', () => {
       const seen = [];
       process.on('unhandledRejection', (e) => seen.push('unhandled ' + e.message));
       process.on('rejectionHandled', () => seen.push('handled later'));
+      // Waits for what it orders (the reports, the task's start), not for fixed pauses: on a
+      // busy machine 300 ms did not always see the failures come back. The child's own timeout
+      // bounds a wait for an event that never comes.
+      const until = async (done) => { while (!done()) await new Promise((r) => setTimeout(r, 5)); };
       const s = await Scheduler.start({ tasks: new URL('${FIXTURE_TASKS.href}'), procs: 1 });
       s.spawn('fail', 'thrown, never awaited');
       s.spawn('nope');
       const late = s.spawn('fail', 'awaited late');
       const awaited = s.spawn('fail', 'awaited at once').catch(() => {});
-      await new Promise((r) => setTimeout(r, 300));
+      await awaited;
+      await until(() => seen.length === 3); // the three unobserved failures reported
       await late.catch(() => {});
-      await new Promise((r) => setTimeout(r, 50));
-      s.spawn('sleep', 5000, 1);
-      await new Promise((r) => setTimeout(r, 50));
+      await until(() => seen.includes('handled later'));
+      const started = new SharedArrayBuffer(12);
+      s.spawn('onSignal', started, 5000);
+      await until(() => Atomics.load(new Int32Array(started), 2) === 1); // running when the close comes
       await s.close({ force: true });
       await new Promise((r) => setTimeout(r, 50));
       console.log(JSON.stringify(seen.sort()));`);

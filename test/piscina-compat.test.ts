@@ -349,7 +349,7 @@ describe('queue limits and drain events', () => {
       pool.on('drain', () => seen.push('drain'));
       const drained = new Promise<void>((r) => pool.once('drain', () => r()));
       const r = await Promise.all([pool.run(30, { name: 'spin' }), pool.run(30, { name: 'spin' })]);
-      await within(drained, 10_000, 'the drain event');
+      await within(drained, 20_000, 'the drain event');
       return { r, seen, needsDrain: pool.needsDrain };
     }, { maxThreads: 2, minThreads: 2 });
     expect(a).toEqual({ r: [30, 30], seen: ['needsDrain', 'drain'], needsDrain: false });
@@ -378,13 +378,14 @@ describe('close and destroy', () => {
       const words = new Int32Array(flag);
       const running = pool.run({ flag, value: 100 }, { name: 'holdUntilReleased' });
       while (Atomics.load(words, 0) === 0) await new Promise((r) => setTimeout(r, 2)); // it started
-      const queued = [outcome(pool.run(1)), outcome(pool.run(2))];
+      const queued = Promise.all([outcome(pool.run(1)), outcome(pool.run(2))]);
       const closing = pool.close({ force: true });
-      await new Promise((r) => setTimeout(r, 20));
-      Atomics.store(words, 1, 1); // the running task may end now: the queued ones were refused before
+      // The queued tasks had not started when close was called, so they must fail whenever the
+      // running one ends: it is released at once (no pause that bets on the load).
+      Atomics.store(words, 1, 1);
       Atomics.notify(words, 1);
       await within(closing, 20_000, 'close');
-      return [await outcome(running), ...(await Promise.all(queued))];
+      return [await outcome(running), ...(await queued)];
     }, { maxThreads: 1, minThreads: 1 });
     expect(a[0]).toEqual({ ok: 100 });
     expect((a[1] as { error: { name: string } }).error.name).toBe('AbortError');
@@ -395,9 +396,16 @@ describe('close and destroy', () => {
     const [a, b] = await both(async (pool) => {
       const errors: string[] = [];
       pool.on('error', (e: Error) => errors.push(e.message));
-      const r = outcome(pool.run(400, { name: 'spin' }));
-      await new Promise((res) => setTimeout(res, 20));
+      // A task that holds its thread until released, started before close: it outlasts the
+      // 50 ms closeTimeout whatever the load (a 400 ms spin after a 20 ms pause did not, when
+      // the pause took longer than the spin).
+      const flag = new SharedArrayBuffer(8);
+      const words = new Int32Array(flag);
+      const r = outcome(pool.run({ flag, value: 1 }, { name: 'holdUntilReleased' }));
+      while (Atomics.load(words, 0) === 0) await new Promise((res) => setTimeout(res, 2)); // it started
       await within(pool.close(), 20_000, 'close');
+      Atomics.store(words, 1, 1);
+      Atomics.notify(words, 1);
       return { errors, r: await r };
     }, { maxThreads: 1, minThreads: 1, closeTimeout: 50 });
     expect(a.errors).toEqual(['Close operation timed out']);
@@ -406,10 +414,16 @@ describe('close and destroy', () => {
 
   test('destroy fails the tasks not finished with \'Terminating worker thread\'', async () => {
     const [a, b] = await both(async (pool) => {
-      const running = outcome(pool.run(200, { name: 'spin' }));
-      await new Promise((r) => setTimeout(r, 30));
+      // Held until released, released only after destroy: it is running when destroy comes
+      // (a 200 ms spin after a 30 ms pause could end first on a loaded machine).
+      const flag = new SharedArrayBuffer(8);
+      const words = new Int32Array(flag);
+      const running = outcome(pool.run({ flag, value: 1 }, { name: 'holdUntilReleased' }));
+      while (Atomics.load(words, 0) === 0) await new Promise((r) => setTimeout(r, 2)); // it started
       const queued = outcome(pool.run(1));
       await within(pool.destroy(), 20_000, 'destroy');
+      Atomics.store(words, 1, 1);
+      Atomics.notify(words, 1);
       return [await running, await queued];
     }, { maxThreads: 1, minThreads: 1 });
     expect((a[1] as { error: { message: string } }).error.message).toBe('Terminating worker thread');

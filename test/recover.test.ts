@@ -25,8 +25,8 @@ describe.each(['wasm', 'js'] as const)('crashed workers (%s backend)', (backend)
     expect(e.name).toBe('WorkerCrashedError');
     expect(e.message).toMatch(/worker M\d exited/);
     expect(await within(s.run('fibc', 18), 20000, 'fibc after the crash')).toBe(fibSeq(18));
-    await until(() => s.stats().sched.restarts === 1, 10000, 'one restart');
-    await within(s.close(), 10000, 'close');
+    await until(() => s.stats().sched.restarts === 1, 20_000, 'one restart');
+    await within(s.close(), 20_000, 'close');
   });
 
   it('the queue of the dead thread\'s P survives: every child runs exactly once', async () => {
@@ -37,7 +37,7 @@ describe.each(['wasm', 'js'] as const)('crashed workers (%s backend)', (backend)
     expect(e.name).toBe('WorkerCrashedError');
     const a = new Int32Array(sab);
     await until(() => Atomics.load(a, 0) === n, 20000, `${n} children run after the crash`);
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
     const wrong: number[] = [];
     for (let i = 1; i <= n; i++) if (a[i] !== 1) wrong.push(i);
     expect(wrong.slice(0, 10), 'children not run exactly once').toEqual([]);
@@ -52,18 +52,18 @@ describe.each(['wasm', 'js'] as const)('crashed workers (%s backend)', (backend)
     expect(e2.name).toBe('WorkerCrashedError');
     expect(await within(s.run('add1', 41), 20000, 'a task after the crash')).toBe(42);
     expect(s.stats().sched.restarts).toBe(1);
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 
   it('an error thrown outside any task is reported and the thread lives on; the awaiting task is not failed', async () => {
     const errors: Error[] = [];
     const s = await start(backend, 2, { onError: (e: Error) => errors.push(e) });
     expect(await within(s.run('crashLater', 5), 20000, 'crashLater')).toBe('ok');
-    await until(() => errors.length === 1, 10000, 'the stray error reported');
+    await until(() => errors.length === 1, 20_000, 'the stray error reported');
     expect(errors[0].message).toMatch(/thrown outside any task/);
     expect(s.stats().sched.restarts).toBe(0);
     const many = await within(Promise.all(Array.from({ length: 40 }, (_, i) => s.run('fibc', i % 15))), 20000, '40 roots');
     expect(many).toEqual(Array.from({ length: 40 }, (_, i) => fibSeq(i % 15)));
-    await within(s.close(), 10000, 'close');
+    await within(s.close(), 20_000, 'close');
   });
 });

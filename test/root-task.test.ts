@@ -22,7 +22,7 @@ for (const backend of ['wasm', 'js'] as const) {
       const d = t.then((v) => v + 1);
       expect(d).not.toBeInstanceOf(RootTask);
       expect(d.constructor).toBe(Promise);
-      expect(await within(d, 5000, 'then')).toBe(43);
+      expect(await within(d, 20_000, 'then')).toBe(43);
       expect(await t.finally(() => undefined)).toBe(42);
       expect(s.run('add1', 1)).toBeInstanceOf(Promise);
     });
@@ -31,11 +31,11 @@ for (const backend of ['wasm', 'js'] as const) {
       const s = await start(backend, 2);
       const t = s.spawn('sleep', 30, 'late');
       const early = [t, t.result(), t.then((v) => v), Promise.all([t, t])];
-      expect(await within(Promise.all(early), 5000, 'early awaiters')).toEqual(['late', 'late', 'late', ['late', 'late']]);
+      expect(await within(Promise.all(early), 20_000, 'early awaiters')).toEqual(['late', 'late', 'late', ['late', 'late']]);
       expect(await t).toBe('late'); // settled: awaited again
       expect(await Promise.race([t, new Promise(() => {})])).toBe('late');
       const quick = s.spawn('add1', 1);
-      await within(s.run('sleep', 20, 0), 5000, 'a wait past the quick task');
+      await within(s.run('sleep', 20, 0), 20_000, 'a wait past the quick task');
       expect(await quick).toBe(2); // first awaited after it settled
       expect(await quick).toBe(2);
     });
@@ -45,7 +45,7 @@ for (const backend of ['wasm', 'js'] as const) {
       const t = s.spawn('fail', 'boom');
       const a = t.catch((e: Error) => e);
       const b = t.then(() => 'no', (e: Error) => e);
-      const [ea, eb] = await within(Promise.all([a, b]), 5000, 'observers of a failure');
+      const [ea, eb] = await within(Promise.all([a, b]), 20_000, 'observers of a failure');
       expect(ea).toBeInstanceOf(Error);
       expect(ea.message).toBe('boom');
       expect(eb).toBe(ea);

@@ -18,7 +18,7 @@ describe.each(['wasm', 'js'] as const)('runtime (%s backend)', (backend) => {
       expect(await within(s.run('fib', 15), 20000, 'fib(15)')).toBe(fibSeq(15));
       const many = await within(Promise.all(Array.from({ length: 50 }, (_, i) => s.run('fibc', i % 12))), 20000, '50 roots');
       expect(many).toEqual(Array.from({ length: 50 }, (_, i) => fibSeq(i % 12)));
-      await within(s.close(), 10000, 'close');
+      await within(s.close(), 20_000, 'close');
       expectConserved(s.stats());
     });
   }
@@ -62,7 +62,7 @@ describe.each(['wasm', 'js'] as const)('runtime (%s backend)', (backend) => {
     const sab = new SharedArrayBuffer(8);
     const a = s.run('yielder', sab, 0, 50);
     const b = s.run('yielder', sab, 1, 50);
-    expect(await within(Promise.all([a, b]), 10000, 'two yielders')).toEqual([50, 50]);
+    expect(await within(Promise.all([a, b]), 20_000, 'two yielders')).toEqual([50, 50]);
     // Both ran interleaved on one P: neither finished all its steps before the other started.
     await s.close();
   });
@@ -71,7 +71,7 @@ describe.each(['wasm', 'js'] as const)('runtime (%s backend)', (backend) => {
     const s = await start(backend, 2);
     for (let i = 0; i < 300; i++) {
       if (i % 3 === 0) await new Promise((r) => setTimeout(r, i % 7 === 0 ? 3 : 0));
-      expect(await within(s.run('add1', i), 5000, `wake-up cycle ${i}`)).toBe(i + 1);
+      expect(await within(s.run('add1', i), 20_000, `wake-up cycle ${i}`)).toBe(i + 1);
     }
     await s.close();
   });
@@ -119,7 +119,7 @@ describe.each(['wasm', 'js'] as const)('runtime (%s backend)', (backend) => {
   it('close waits for detached children; use after close rejects; second close is harmless', async () => {
     const s = await start(backend, 2);
     expect(await s.run('detached', 1000)).toBe(1000);
-    await within(s.close(), 10000, 'close with detached children');
+    await within(s.close(), 20_000, 'close with detached children');
     expectConserved(s.stats());
     await s.close();
     const e = await s.run('add1', 1).catch((x: unknown) => x);
@@ -132,7 +132,7 @@ describe.each(['wasm', 'js'] as const)('runtime (%s backend)', (backend) => {
     const slow = s.run('sleep', 5000, 1).catch((x: unknown) => x);
     const spinning = s.run('spin', 200).catch((x: unknown) => x);
     await new Promise((r) => setTimeout(r, 20));
-    await within(s.close({ force: true }), 5000, 'force close');
+    await within(s.close({ force: true }), 20_000, 'force close');
     for (const p of [slow, spinning]) expect(((await p) as StealworkError).code).toBe('ERR_CLOSED_FORCE');
   });
 });

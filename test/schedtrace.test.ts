@@ -20,7 +20,7 @@ describe('schedtrace', () => {
     const lines: string[] = [];
     const s = await Scheduler.start({ tasks, procs: 2, schedtrace: 20, logger: (l: string) => lines.push(l) });
     await s.run('fibc', 22);
-    await until(() => lines.length > 1, 10000, 'a second SCHED line'); // every 20 ms, however late the timer
+    await until(() => lines.length > 1, 20_000, 'a second SCHED line'); // every 20 ms, however late the timer
     await s.close();
     expect(lines.length).toBeGreaterThan(1);
     const first = SCHED.exec(lines[0]);

@@ -12,11 +12,15 @@ import { traceOverflow, traceSpawn, traceStart, traceSteal } from '../dist/bindi
 import * as L from '../dist/assembly/shared/layout.js';
 
 const tasks = new URL('../examples/tasks.mjs', import.meta.url);
+const traceTasks = new URL('./fixtures/trace-tasks.mjs', import.meta.url); // the same, and stolenChild
 
 describe.each(['wasm', 'js'] as const)('trace (%s backend)', (backend) => {
   it('exports valid trace JSON whose steals name real threads and Ps', async () => {
     const procs = 2;
-    const s = await Scheduler.start({ tasks, procs, backend, trace: true, traceEvents: 1 << 15 });
+    const s = await Scheduler.start({ tasks: traceTasks, procs, backend, trace: true, traceEvents: 1 << 15 });
+    // One steal for certain (a child its parent waits for while holding its P); the skewed tree
+    // and fibc steal too, as often as the OS lets the second thread run beside the first.
+    expect(await s.run('stolenChild', new SharedArrayBuffer(4))).toBeGreaterThanOrEqual(1);
     await s.run('skewed', 300, 100, 11);
     await s.run('fibc', 16);
     await s.close();
@@ -84,7 +88,8 @@ describe.each(['wasm', 'js'] as const)('trace (%s backend)', (backend) => {
     const s = await Scheduler.start({ tasks: fixtures, procs: 1, backend, trace: true });
     const n = 600; // more than a ring: spawning them overflows it
     const sab = new SharedArrayBuffer(4 * (n + 1));
-    expect(await s.run('blockBehind', sab, n, 2000)).toBe(n); // a spare P ran them
+    // A spare P ran them: the blocker waits until all ran (the bound only ends a hang).
+    expect(await s.run('blockBehind', sab, n, 30_000)).toBe(n);
     await s.close();
     const ev = s.trace().traceEvents as Array<Record<string, any>>;
     const overflows = ev.filter((e) => e.name === 'overflow');

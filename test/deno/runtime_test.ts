@@ -24,14 +24,14 @@ for (const backend of ['wasm', 'js'] as const) {
     const s = await Scheduler.start({ tasks, procs: 2, backend });
     assertEquals(await within(s.run('fibc', 18), 20000, 'fibc(18)'), fib(18), 'fibc(18)');
     assertEquals(await within(s.run('fib', 12), 20000, 'fib(12)'), fib(12), 'fib(12)');
-    assertEquals(await within(s.run('sleep', 5, 'late'), 5000, 'sleep'), 'late', 'sleep');
+    assertEquals(await within(s.run('sleep', 5, 'late'), 20000, 'sleep'), 'late', 'sleep');
     const sab = new SharedArrayBuffer(4000 * 4);
     assertEquals(await within(s.run('markTree', sab, 0, 4000), 20000, 'markTree'), 4000, 'markTree leaves');
     const seen = new Int32Array(sab);
     for (let i = 0; i < 4000; i++) if (seen[i] !== 1) throw new Error(`leaf ${i} ran ${seen[i]} times`);
     const err = await s.run('fail', 'boom').catch((e: unknown) => e) as Error;
     assertEquals([err.name, err.message], ['RangeError', 'boom'], 'task error');
-    for (let i = 0; i < 100; i++) assertEquals(await within(s.run('add1', i), 5000, `wake ${i}`), i + 1, 'add1');
+    for (let i = 0; i < 100; i++) assertEquals(await within(s.run('add1', i), 20000, `wake ${i}`), i + 1, 'add1');
     await within(s.close(), 10000, 'close');
     const closed = await s.run('add1', 1).catch((e: unknown) => e);
     if (!(closed instanceof StealworkError) || closed.code !== 'ERR_CLOSED') throw new Error('use after close must reject with ERR_CLOSED');

@@ -54,6 +54,6 @@ export async function holdAP(s: Scheduler, ...shared: SharedArrayBuffer[]): Prom
   await s.run('markAndSpin', gate, 1, 0); // the thread holds the buffer before it blocks on it
   Atomics.store(a, 1, 0);
   const blocker = s.run('blockUntil', gate);
-  await until(() => Atomics.load(a, 1) === 1, 10000, 'the blocker running');
+  await until(() => Atomics.load(a, 1) === 1, 30_000, 'the blocker running');
   return { blocker, open: () => { Atomics.store(a, 0, 1); Atomics.notify(a, 0); } };
 }
