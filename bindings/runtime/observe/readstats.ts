@@ -21,6 +21,15 @@ import type { Views } from '../memory/values.js';
 import { mAddr, pAddr } from '../memory/mblock.js';
 import type { MStats, PStats, SchedulerStats } from './stats.js';
 
+/** The PStats counters stats().totals sums: every key of its type, and no other (the record's
+ *  type checks that the list is complete). */
+const SUMMED_KEYS: Record<keyof SchedulerStats['totals'], true> = {
+  spawned: true, executed: true, stealOps: true, stolen: true, overflows: true, globalHits: true, localHits: true,
+  runnextHits: true, forks: true, forkInline: true, spins: true, parks: true, wakeups: true, stealMisses: true,
+  calls: true, probes: true, stealTries: true, cas: true, casFails: true, retries: true, helps: true,
+};
+const SUMMED = Object.keys(SUMMED_KEYS) as (keyof SchedulerStats['totals'])[];
+
 /** The names of the M states (MR_STATE), by MS_* value. */
 const STATES: Record<number, string> = {
   [MS_NONE]: '', [MS_SCHEDULE]: 'running', [MS_YIELD]: 'yielding', [MS_SHARES]: 'receiving',
@@ -34,10 +43,7 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
   const i32 = v.i32;
   const nprocs = u32[(HEADER + H_NPROCS) >>> 2];
   const procs: PStats[] = [];
-  const totals = {
-    spawned: 0, executed: 0, stealOps: 0, stolen: 0, overflows: 0, globalHits: 0, localHits: 0, runnextHits: 0, forks: 0, forkInline: 0,
-    spins: 0, parks: 0, wakeups: 0, stealMisses: 0, calls: 0, probes: 0, stealTries: 0, cas: 0, casFails: 0, retries: 0, helps: 0,
-  };
+  const totals = Object.fromEntries(SUMMED.map((k) => [k, 0])) as SchedulerStats['totals'];
   const reservedPs = new Set<number>();
   // A racy walk, a snapshot, of at most as many entries as the reserve held when it began:
   // P_LINK also links the idle list, and a P taken off the reserve during the walk (lent, then
@@ -89,27 +95,7 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       helps: f64[o + OP_HELPS / 8],
     };
     procs.push(s);
-    totals.spawned += s.spawned;
-    totals.executed += s.executed;
-    totals.stealOps += s.stealOps;
-    totals.stolen += s.stolen;
-    totals.overflows += s.overflows;
-    totals.globalHits += s.globalHits;
-    totals.localHits += s.localHits;
-    totals.runnextHits += s.runnextHits;
-    totals.forks += s.forks;
-    totals.forkInline += s.forkInline;
-    totals.spins += s.spins;
-    totals.parks += s.parks;
-    totals.wakeups += s.wakeups;
-    totals.stealMisses += s.stealMisses;
-    totals.calls += s.calls;
-    totals.probes += s.probes;
-    totals.stealTries += s.stealTries;
-    totals.cas += s.cas;
-    totals.casFails += s.casFails;
-    totals.retries += s.retries;
-    totals.helps += s.helps;
+    for (const k of SUMMED) totals[k] += s[k];
   }
   const threads: MStats[] = [];
   for (let m = 0; m < nms; m++) {

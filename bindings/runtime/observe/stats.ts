@@ -225,49 +225,8 @@ export interface SchedulerStats {
     /** Run time: how long the task's function held its thread, per slice. */
     run: LatencySummary;
   };
-  /** Sums over the Ps of their counters of the same names. */
-  totals: {
-    /** Gs made runnable (spawns and readied joins). */
-    spawned: number;
-    /** Gs started. */
-    executed: number;
-    /** Successful steals. */
-    stealOps: number;
-    /** Gs moved by steals. */
-    stolen: number;
-    /** Batches moved from a full ring to the global queue. */
-    overflows: number;
-    /** Gs started from the global queue. */
-    globalHits: number;
-    /** Gs started from a P's ring. */
-    localHits: number;
-    /** Gs started from a runnext slot. */
-    runnextHits: number;
-    /** Gs forked (ctx.fork). */
-    forks: number;
-    /** Forks run inline by their forker's M at join. */
-    forkInline: number;
-    /** Spins of the Ps' Ms. */
-    spins: number;
-    /** Parks of the Ps' Ms. */
-    parks: number;
-    /** Wake-ups of the Ps' Ms. */
-    wakeups: number;
-    /** Steal rounds that found nothing. */
-    stealMisses: number;
-    /** The scheduler's own operations, summed over the Ps (PStats.calls, DESIGN.md "Scaling"). */
-    calls: number;
-    /** PStats.probes, summed. */
-    probes: number;
-    /** PStats.stealTries, summed. */
-    stealTries: number;
-    /** PStats.cas, summed. */
-    cas: number;
-    /** PStats.casFails, summed. */
-    casFails: number;
-    /** PStats.retries, summed. */
-    retries: number;
-    /** PStats.helps, summed. */
-    helps: number;
-  };
+  /** Sums over the Ps of their counters of the same names (PStats documents each). */
+  totals: Pick<PStats, 'spawned' | 'executed' | 'stealOps' | 'stolen' | 'overflows' | 'globalHits' | 'localHits'
+    | 'runnextHits' | 'forks' | 'forkInline' | 'spins' | 'parks' | 'wakeups' | 'stealMisses'
+    | 'calls' | 'probes' | 'stealTries' | 'cas' | 'casFails' | 'retries' | 'helps'>;
 }
