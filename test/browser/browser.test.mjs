@@ -80,9 +80,13 @@ test('browser: fork-join on module Workers in a cross-origin-isolated page, and 
         assert.deepEqual(r.error, ['RangeError', 'boom'], `${r.backend}: a task's error reaches the page`);
         assert.ok(r.executed >= 225_073, `${r.backend}: ${r.executed} Gs executed`);
         // Chromium forbids Atomics.wait on a page's main thread, so completing at all shows it
-        // never waited; the 10 ms ticks show it never held the thread for the whole run either.
-        assert.ok(r.stallMs < Math.max(250, r.ms / 2), `${r.backend}: main thread held for ${r.stallMs.toFixed(1)} ms of a ${r.ms.toFixed(1)} ms run`);
-        console.log(`  ${r.backend}: fibc(24) in ${r.ms.toFixed(1)} ms on ${r.procs} Ps, ${r.stolen} Gs stolen, longest main-thread stall ${r.stallMs.toFixed(1)} ms`);
+        // never waited; a 10 ms timer that ticked while fibc ran shows the scheduler did not
+        // hold the thread for the run either. An event, not a bound in ms: a loaded machine
+        // makes the run longer (more ticks) and the gaps between ticks longer, so the longest
+        // stall is printed, not asserted. fibc(24)'s 225,073 Gs take far longer than a tick on
+        // any machine (over 40 ms at 5 M Gs/s).
+        assert.ok(r.ticks >= 1, `${r.backend}: no timer tick on the main thread during a ${r.ms.toFixed(1)} ms run`);
+        console.log(`  ${r.backend}: fibc(24) in ${r.ms.toFixed(1)} ms on ${r.procs} Ps, ${r.stolen} Gs stolen, ${r.ticks} main-thread ticks, longest stall ${r.stallMs.toFixed(1)} ms`);
       }
       assert.equal(report.ok, true);
     });
