@@ -92,6 +92,8 @@ export abstract class EngineState {
   /** Threads started for Ps without one (after start-up), and threads that idled out. */
   threadStarts = 0;
   threadExits = 0;
+  /** Of threadStarts, those that did not come up (engine-threads.ts growFailed). */
+  threadStartFailures = 0;
   /** Starts threads for work that waits on a P without one (startm.ts). */
   readonly startm: StartM;
   /** Set once the start-up threads are ready: a thread started later gets the shared buffers

@@ -5,10 +5,10 @@
 // Main thread only.
 
 import {
-  closedError, killReason, replacementFailedError, taskModuleMismatchError, uncaughtError, workerCrashedError,
+  closedError, describeRefusal, killReason, threadsRefusedError, replacementFailedError, taskModuleMismatchError, threadStartError, uncaughtError, workerCrashedError,
   workerExitError, workerLoopError, workerStartError,
 } from './base/errors.js';
-import { isNode, now, startThread, unrefTimer, type ThreadHandle } from './host/platform.js';
+import { isNode, now, startThread, unrefTimer, warn, type ThreadHandle } from './host/platform.js';
 import { isEngineMessage, type ToWorker } from './messages.js';
 import { traceClock } from './observe/trace.js';
 import { RootTask } from './tasks/root-task.js';
@@ -25,7 +25,17 @@ export abstract class EngineThreads extends EngineState {
     const ready: Array<Promise<string[]>> = [];
     // The threads for startThreads Ps and the spares' threads; the other slots wait for work.
     const n = Math.max(1, this.opts.startThreads) + this.opts.spareThreads;
-    for (let i = 1; i <= n; i++) ready.push(this.startM(i, undefined));
+    for (let i = 1; i <= n; i++) {
+      try {
+        ready.push(this.startM(i, undefined));
+      } catch (e) {
+        // The platform refused a thread (Node: ERR_WORKER_INIT_FAILED, EAGAIN at a thread
+        // limit). Scheduler.start rejects and ends the ones started; their handshakes are
+        // dropped (ending them rejects those).
+        for (const r of ready) r.catch(() => undefined);
+        throw threadsRefusedError(i, n, e);
+      }
+    }
     for (let i = n + 1; i < this.nms; i++) this.threads[i - 1] = null;
     const lists = await Promise.all(ready);
     const names = lists[0];
@@ -94,20 +104,55 @@ export abstract class EngineThreads extends EngineState {
    */
   protected growM(n: number): void {
     if (this.closed || this.closing !== null || this.failure !== null) return;
+    if (this.startm.holding()) return; // a thread was refused a moment ago (growFailed)
     for (let i = 1; i < this.nms && n > 0; i++) {
       if (this.threads[i - 1] !== null) continue;
       n--;
       this.startm.starting++;
       this.threadStarts++;
       if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'startm', args: { M: i } });
-      this.startM(i, undefined).then((names) => {
+      let ready: Promise<string[]>;
+      try {
+        ready = this.startM(i, undefined);
+      } catch (e) {
+        // The platform refused the thread at once (Node: ERR_WORKER_INIT_FAILED, EAGAIN at a
+        // thread limit): nothing ran, and the slot stays empty. More now would be refused too.
         this.startm.starting--;
+        this.growFailed(i, e);
+        return;
+      }
+      ready.then((names) => {
+        this.startm.starting--;
+        this.startm.cameUp();
         if (names.join('\0') !== this.names.join('\0')) this.crash(taskModuleMismatchError(1, this.names, i, names));
       }, (e: unknown) => {
+        // It failed before its handshake, so before mStart (worker.ts posts ready right after
+        // it): it holds no P and is on no list.
         this.startm.starting--;
+        const t = this.threads[i - 1];
         this.threads[i - 1] = null;
-        this.crash(replacementFailedError(i, 'it was started for a P without a thread', e));
+        void t?.terminate().catch(() => undefined);
+        this.growFailed(i, e);
       });
+    }
+  }
+
+  /**
+   * A thread started for a P without one (growM) did not come up (DESIGN.md "Threads that come
+   * and go"): while some P in service has an M, the work waiting runs on the threads there are,
+   * a warning says so once a streak, and no thread starts for a while (startm.ts refused);
+   * with none, nothing would run it, and the scheduler fails as a crash does.
+   */
+  protected growFailed(i: number, e: unknown): void {
+    this.threadStartFailures++;
+    if (this.closed || this.closing !== null || this.failure !== null) return;
+    if (this.startm.served() === 0) { this.crash(threadStartError(i, e)); return; }
+    if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'startm', args: { M: i, refused: 1 } });
+    if (this.startm.refused()) {
+      const live = this.threads.filter((t) => t !== null).length;
+      warn(`stealwork: a thread for a P without one did not start (${describeRefusal(e)}); ` +
+        `the tasks run on the ${live} thread${live === 1 ? '' : 's'} there are, and starts are tried again later ` +
+        '(stats().sched.threadStartFailures counts them)', 'STEALWORK_THREAD_START');
     }
   }
 

@@ -121,6 +121,7 @@ export class Engine extends EnginePump {
     st.sched.liveThreads = this.liveThreads;
     st.sched.threadStarts = this.threadStarts;
     st.sched.threadExits = this.threadExits;
+    st.sched.threadStartFailures = this.threadStartFailures;
     st.sched.spareThreads = this.opts.spareThreads;
     return st;
   }

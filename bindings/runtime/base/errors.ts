@@ -185,6 +185,27 @@ export function workerCrashedError(m: number, reason: string, cause: unknown): W
     cause !== undefined ? { cause } : undefined);
 }
 
+/** What a refused thread's error says: its code (Node's ERR_WORKER_INIT_FAILED) and message. */
+export function describeRefusal(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'string' ? `${code}: ${e.message}` : e.message;
+}
+
+/** Scheduler.start: the platform refused thread m of the n it starts. */
+export function threadsRefusedError(m: number, n: number, e: unknown): StealworkError {
+  return new StealworkError('ERR_WORKER_START', `worker M${m} of the ${n} threads Scheduler.start starts did not start ` +
+    `(${describeRefusal(e)}): the platform refused a thread (a container's pids limit, a process limit); ` +
+    'fewer procs (or spareThreads: 0) need fewer', { cause: e });
+}
+
+/** A thread started for work waiting on a P without one did not start, and no P has a thread:
+ *  nothing could run that work, so the scheduler fails with this (engine-threads.ts growFailed). */
+export function threadStartError(m: number, e: unknown): StealworkError {
+  return new StealworkError('ERR_WORKER_START', `worker M${m}, started for work waiting on a P without a thread, did not start ` +
+    `(${describeRefusal(e)}), and no other thread serves the scheduler's Ps`, { cause: e });
+}
+
 /** The thread started in place of a crashed one failed to start too. */
 export function replacementFailedError(m: number, reason: string, e: unknown): WorkerCrashedError {
   return new WorkerCrashedError(`worker M${m} ${reason}, and its replacement failed to start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });

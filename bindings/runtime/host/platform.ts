@@ -256,6 +256,17 @@ export function unrefTimer<T>(t: T): T {
   return t;
 }
 
+/**
+ * Tells the user of a fault that is nobody's error to catch (the scheduler goes on, with less):
+ * Node's and Bun's process warning (on stderr unless a 'warning' listener takes it), else
+ * console.warn. Main thread.
+ */
+export function warn(message: string, code: string): void {
+  const p = g.process as { emitWarning?: (m: string, o: { code: string }) => void } | undefined;
+  if (typeof p?.emitWarning === 'function') p.emitWarning(message, { code });
+  else console.warn(`${code}: ${message}`);
+}
+
 /** A monotonic clock in milliseconds. */
 export const now: () => number = () => performance.now();
 

@@ -128,6 +128,7 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       liveThreads: 0, // the engine's (it starts and ends the threads)
       threadStarts: 0,
       threadExits: 0,
+      threadStartFailures: 0,
       highqueue: Atomics.load(i32, S_RUNQH_SIZE >>> 2), // the same (a snapshot)
       lowqueue: Atomics.load(i32, S_RUNQL_SIZE >>> 2), // the same (a snapshot)
       idleprocs: Atomics.load(i32, S_NPIDLE >>> 2), // pairs with pidlePut's and pidleGet's stores under sched.lock (a snapshot)

@@ -146,6 +146,10 @@ export interface SchedulerStats {
     threadStarts: number;
     /** Threads that ended after idleTimeout idle. */
     threadExits: number;
+    /** Threads started for Ps without one that did not come up: the platform refused a thread
+     *  (a container's pids limit, a user's process limit) or it failed before its handshake.
+     *  The scheduler went on with the threads it had (DESIGN.md "Threads that come and go"). */
+    threadStartFailures: number;
     /** Gs on the high class queue now. */
     highqueue: number;
     /** Gs on the low class queue now. */

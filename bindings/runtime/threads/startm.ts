@@ -10,6 +10,13 @@
 // idle M, which wakep wakes), starts one thread per waiting G that no spinning or starting M
 // will take, up to the Ps without a thread.
 //
+// A thread the platform refuses (a container's pids limit, a user's process limit: Node's
+// ERR_WORKER_INIT_FAILED, EAGAIN) or that fails before its handshake holds no P and is on no
+// list; while some P in service has an M, the scheduler goes on without it and starts no thread
+// for a while (`refused`: 10 ms, twice as long each time in a row, up to 1 s), as
+// ForkJoinPool runs on the workers it has when it cannot add one. With no P served, nothing
+// would run the work waiting: the engine fails instead (engine-threads.ts growFailed).
+//
 // Main thread only.
 
 import {
@@ -17,17 +24,25 @@ import {
 } from '../../../assembly/shared/layout.js';
 import type { Core } from '../../core/core.js';
 import { pAddr } from '../memory/mblock.js';
-import { unrefTimer } from '../host/platform.js';
+import { now, unrefTimer } from '../host/platform.js';
+import { busyPs } from '../sleep/parkspin.js';
 import type { Views } from '../memory/values.js';
 
 /** How often the main thread looks for work waiting on a P without a thread (ms): about a tenth
  *  of what starting a thread costs here (see DESIGN.md), so a look never adds much to it. */
 const LOOK_MS = 4;
+/** The first wait after a refused thread, and the longest (ms). */
+const HOLD_MIN_MS = 10;
+const HOLD_MAX_MS = 1000;
 
 export class StartM {
   private timer: ReturnType<typeof setInterval> | null = null;
   /** Threads asked for and not yet ready (the engine counts them down). */
   starting = 0;
+  /** No thread starts before this time (now()), after a refused one; 0 when none was. */
+  private holdUntil = 0;
+  /** The last hold-off (ms): doubles while starts keep failing, 0 after one came up. */
+  private holdMs = 0;
 
   /**
    * `start(n)` starts n threads (the engine's growM); `busy()` says whether any task is pending.
@@ -62,11 +77,37 @@ export class StartM {
     return Math.max(0, Math.min(waiting, free));
   }
 
+  /** Ps served by an M: those held by one and the idle ones (each idle P has an idle M that
+   *  wakep wakes: assembly/mlife.ts mExit). Work queued anywhere runs while this is not 0. */
+  served(): number {
+    return busyPs(this.views.i32) + Atomics.load(this.views.i32, S_NPIDLE >>> 2); // pairs with the npidle RMWs
+  }
+
+  /** A thread did not come up: no start for a while, twice as long as the last time in a row.
+   *  True for the first refusal after a thread came up (the engine warns once a streak). */
+  refused(): boolean {
+    const first = this.holdMs === 0;
+    this.holdMs = first ? HOLD_MIN_MS : Math.min(2 * this.holdMs, HOLD_MAX_MS);
+    this.holdUntil = now() + this.holdMs;
+    return first;
+  }
+
+  /** A thread came up: the next refusal waits HOLD_MIN_MS again. */
+  cameUp(): void {
+    this.holdMs = 0;
+    this.holdUntil = 0;
+  }
+
+  /** True while starts wait after a refused thread. */
+  holding(): boolean {
+    return this.holdUntil !== 0 && now() < this.holdUntil;
+  }
+
   /** One look: starts what want() says, and keeps looking while a P lacks a thread and work is
    *  pending. Cheap when every P has its thread (one load). */
   look = (): void => {
     if (this.withoutM === 0 || !this.busy()) { this.stop(); return; }
-    const n = this.want();
+    const n = this.holding() ? 0 : this.want();
     if (n > 0) this.start(n);
     if (this.timer === null) this.timer = unrefTimer(setInterval(this.look, LOOK_MS));
   };
