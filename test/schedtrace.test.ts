@@ -50,6 +50,18 @@ describe('schedtrace', () => {
     expect(lines.filter((l) => /^ {2}M\d+: p=(nil|\d+) curg=(nil|\d+) .* spinning=(true|false) blocked=(true|false) lockedg=nil$/.test(l))).toHaveLength(4); // M0, two Ms, one spare
   });
 
+  it('threads counts the threads running: after the idle ones ended, M0 and the one kept', async () => {
+    const lines: string[] = [];
+    const s = await Scheduler.start({
+      tasks, procs: 4, minThreads: 1, spareThreads: 0, idleTimeout: 20, schedtrace: 20, logger: (l: string) => lines.push(l),
+    });
+    await until(() => s.stats().sched.liveThreads === 1, 20_000, 'the idle threads to end');
+    const seen = lines.length;
+    await until(() => lines.length > seen, 20_000, 'a SCHED line after they ended');
+    await s.close();
+    expect(Number(SCHED.exec(lines[seen])![4]), lines[seen]).toBe(2);
+  });
+
   it('STEALWORK_DEBUG uses GODEBUG syntax', () => {
     expect(parseDebugEnv('schedtrace=1000,scheddetail=1')).toEqual({ schedtrace: 1000, scheddetail: true, trace: false });
     expect(parseDebugEnv('scheddetail=0')).toEqual({ schedtrace: 0, scheddetail: false, trace: false });

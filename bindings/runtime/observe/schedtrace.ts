@@ -3,7 +3,8 @@
 //
 //   SCHED 1004ms: gomaxprocs=4 idleprocs=1 threads=5 spinningthreads=1 needspinning=0 idlethreads=0 runqueue=12 [3 0 5 7]
 //
-// `threads` counts the Ms: the worker threads (spares included) plus the main thread (M0).
+// `threads` counts the Ms with a thread now: the worker threads running (spares included; a slot
+// whose thread idled out is not one) plus the main thread (M0). scheddetail lists every M slot.
 // `gomaxprocs` is the procs option; the bracket lists the Ps in play: those, and any spare the
 // monitor has lent out (DESIGN.md "sysmon and handoff").
 // `runqueue` is the global queue; each bracketed number is a P's ring length, runnext not
@@ -29,7 +30,7 @@ export function schedtraceLines(st: SchedulerStats, views: Views, sinceMs: numbe
   // Spare Ps in the reserve are not in play (DESIGN.md "sysmon and handoff"); a lent one is, and
   // is listed, but gomaxprocs stays the procs option, as in Go.
   const procs = st.procs.filter((p) => p.status !== 'reserved');
-  let head = `SCHED ${Math.round(sinceMs)}ms: gomaxprocs=${s.gomaxprocs} idleprocs=${s.idleprocs} threads=${st.threads.length} ` +
+  let head = `SCHED ${Math.round(sinceMs)}ms: gomaxprocs=${s.gomaxprocs} idleprocs=${s.idleprocs} threads=${s.liveThreads + 1} ` +
     `spinningthreads=${s.spinningthreads} needspinning=${s.needspinning} idlethreads=${s.idlethreads} runqueue=${s.runqueue}`;
   if (!detail) return [head + ` [${procs.map((p) => p.runqsize).join(' ')}]` + suffix];
   head += ' gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false' + suffix;
