@@ -9,7 +9,8 @@ import { cpuLimit, defaultProcs, machineCPULimit, procsDefault, type CPULimit } 
 import { resolveOptions } from '../dist/bindings/runtime/options.js';
 import { fillOptions } from '../dist/bindings/piscina/options.js';
 import { Scheduler } from '../dist/bindings/index.js';
-import { FIXTURE_TASKS } from './helpers/runtime.js';
+import { engineOf } from '../dist/bindings/runtime/scheduler.js';
+import { FIXTURE_TASKS, until } from './helpers/runtime.js';
 
 type Tree = Record<string, string>;
 const reader = (tree: Tree) => (path: string): string | null => (Object.hasOwn(tree, path) ? tree[path] : null);
@@ -372,6 +373,48 @@ describe.runIf(process.platform === 'linux')('the reading reaches the options, s
     undo();
     undo = fakeMachine({}, 64);
     expect(fillOptions({})).toMatchObject({ minThreads: 32, maxThreads: 96 });
+  });
+
+  it('a pod resized in place: the default procs is followed (Go 1.25), within maxProcs, until sched.resize', async () => {
+    undo = fakeMachine(POD, 64);
+    const s = await Scheduler.start({ tasks: FIXTURE_TASKS, maxProcs: 4 });
+    try {
+      expect(s.procs).toBe(2);
+      const e = engineOf(s);
+      expect(e.maxprocs?.running).toBe(true);
+      // The limit raised to 3 CPUs: the once-a-second reading resizes by itself.
+      undo();
+      undo = fakeMachine(v2Tree('/', { '/sys/fs/cgroup/cpu.max': '300000 100000\n' }), 64);
+      await until(() => s.procs === 3, 20_000, 'procs to follow the new limit');
+      expect(s.stats().sched).toMatchObject({ gomaxprocs: 3, procsSource: 'cgroup', cpuLimit: 3 });
+      expect(await Promise.all([s.run('fibc', 18), s.run('fib', 20)])).toEqual([2584, 6765]);
+      // No limit: the CPU count, 64, within maxProcs.
+      undo();
+      undo = fakeMachine(v2Tree('/', { '/sys/fs/cgroup/cpu.max': 'max 100000\n' }), 64);
+      e.maxprocs!.check();
+      expect(s.procs).toBe(4);
+      expect(s.stats().sched).toMatchObject({ procsSource: 'cpus', cpuLimit: null });
+      // Down to half a CPU: Go's floor of 2.
+      undo();
+      undo = fakeMachine(v2Tree('/', { '/sys/fs/cgroup/cpu.max': '50000 100000\n' }), 64);
+      e.maxprocs!.check();
+      expect(s.procs).toBe(2);
+      expect(await s.run('fibc', 18)).toBe(2584);
+      // The user sets procs: the default is not followed any more.
+      await s.resize(3);
+      expect(e.maxprocs).toBeNull();
+      expect(s.stats().sched).toMatchObject({ gomaxprocs: 3, procsSource: 'option' });
+      expect(await s.run('fibc', 18)).toBe(2584);
+    } finally {
+      await s.close();
+    }
+    // procs given: nothing to follow.
+    const o = await Scheduler.start({ tasks: FIXTURE_TASKS, procs: 2 });
+    try {
+      expect(engineOf(o).maxprocs).toBeNull();
+    } finally {
+      await o.close();
+    }
   });
 
   it('sched.stats() and the first schedtrace line say where procs came from', async () => {

@@ -25,10 +25,18 @@ import { inboxEmpty } from './sleep/inbox.js';
 import { blocksEnd, mAddr } from './memory/mblock.js';
 import { stopAll } from './sleep/park.js';
 import { EnginePump } from './engine-pump.js';
+import { MaxProcsUpdate } from './threads/maxprocs.js';
+import { procsDefault, type ProcsDefault, type ProcsSource } from './host/cgroup.js';
 
 export type { SpawnOptions } from './engine-state.js';
 
 export class Engine extends EnginePump {
+  /** Follows the default procs while it is one (null: procs was given, or resize called). */
+  maxprocs: MaxProcsUpdate | null = null;
+  /** Where procs comes from now, and the CPU limit last read (stats). */
+  procsSource: ProcsSource = this.opts.procsSource;
+  cpuLimit: number | null = this.opts.cpuLimit;
+
   /** Builds the memory, starts every M and waits for their handshakes. */
   static async start(opts: ResolvedOptions): Promise<Engine> {
     const problem = (await platformProblem()) ?? threadOptionsProblem(opts.thread);
@@ -70,6 +78,12 @@ export class Engine extends EnginePump {
       throw err;
     }
     if (opts.schedtrace > 0) e.startSchedtrace();
+    if (opts.procsSource !== 'option') {
+      // procs is the default: follow it as Go 1.25 follows its default GOMAXPROCS (maxprocs.ts).
+      e.maxprocs = new MaxProcsUpdate(opts.procs, opts.cpuLimit, procsDefault, (d) => e.followDefault(d));
+      e.maxprocs.start();
+      e.stopTimers.push(() => e.maxprocs?.stop());
+    }
     e.sysmon.busy = () => e.npending !== 0 || e.deferred.length !== 0 || !e.allFinished();
     e.sysmon.startM = () => { if (e.startm.starting === 0) e.growM(1); };
     e.stopTimers.push(() => e.sysmon.stop());
@@ -77,6 +91,25 @@ export class Engine extends EnginePump {
     e.running = true;
     e.alive.release(); // started, and nothing is pending yet
     return e;
+  }
+
+  /** The default procs changed (maxprocs.ts): resize to it, within maxProcs. */
+  protected followDefault(d: ProcsDefault): void {
+    if (this.closed || this.closing !== null || this.failure !== null) return;
+    this.procsSource = d.source;
+    this.cpuLimit = d.limit === null ? null : d.limit.cpus;
+    const n = Math.min(d.procs, this.opts.maxProcs);
+    if (n !== this.procs) void this.resize(n).catch(() => undefined); // only close rejects it
+  }
+
+  /** sched.resize: the user sets GOMAXPROCS, and the default is followed no more (as in Go). */
+  resizeByUser(n: number): Promise<void> {
+    if (this.maxprocs !== null && !this.closed && this.closing === null) {
+      this.maxprocs.stop();
+      this.maxprocs = null;
+      this.procsSource = 'option';
+    }
+    return this.resize(n);
   }
 
   /** Prints Go's SCHED lines every opts.schedtrace ms until close (the timer never keeps the
@@ -116,8 +149,8 @@ export class Engine extends EnginePump {
     const st = readStats(this.views, this.reservedBlocks, this.nms, this.core);
     st.sched.restarts = this.restarts;
     st.sched.gomaxprocs = this.procs;
-    st.sched.procsSource = this.opts.procsSource;
-    st.sched.cpuLimit = this.opts.cpuLimit;
+    st.sched.procsSource = this.procsSource;
+    st.sched.cpuLimit = this.cpuLimit;
     st.sched.liveThreads = this.liveThreads;
     st.sched.threadStarts = this.threadStarts;
     st.sched.threadExits = this.threadExits;

@@ -26,7 +26,8 @@ export interface SchedulerOptions {
   /** The task module, loaded in every worker; its exported functions are the tasks. */
   tasks: URL | string;
   /** Number of Ps (GOMAXPROCS). Default: the machine's available parallelism, lowered to the
-   *  cgroup CPU limit on Linux (Go 1.25's rule; DESIGN.md "Default procs"). */
+   *  cgroup CPU limit on Linux (Go 1.25's rule; DESIGN.md "Default procs"), read again every
+   *  second and followed (up to maxProcs) until `resize` is called. */
   procs?: number;
   /** The most Ps `sched.resize(n)` may set at run time (runtime.GOMAXPROCS); the core is laid out
    *  with this many. procs..MAX_PROCS. Default: procs. */

@@ -142,13 +142,14 @@ export class Scheduler<Mod = AnyModule> {
    * default procs). Growing puts Ps back in service at once (their threads start when work waits
    * for them); shrinking takes idle Ps out at once and has busy ones given back by their threads
    * between two tasks, their queues moving to the global queue. Resolves once no more than n Ps
-   * run tasks; rejects after close.
+   * run tasks; rejects after close. A default procs is no longer followed after it (as setting
+   * GOMAXPROCS ends Go's updates).
    */
   resize(n: number): Promise<void> {
     const max = this.#engine.opts.maxProcs;
     if (typeof n !== 'number' || !Number.isInteger(n)) return Promise.reject(optionTypeError('resize: n', `must be an integer, got ${typeof n === 'number' ? n : typeof n}`));
     if (n < 1 || n > max) return Promise.reject(optionRangeError('resize: n', `must be between 1 and maxProcs (${max}), got ${n}${n > max ? '; start the scheduler with a larger maxProcs' : ''}`));
-    return this.#engine.resize(n);
+    return this.#engine.resizeByUser(n);
   }
 
   /** Which core runs the queues. */
