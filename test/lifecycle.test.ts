@@ -4,34 +4,17 @@
 // bound is a hang detector, not a wait the result depends on: each program takes about half a
 // second; one still running after HANG_MS has stopped making progress, and fails.
 
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runGroup, type GroupOutcome } from './helpers/programs.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const HANG_MS = 60_000;
 const bin = (name: string) => `${root}node_modules/.bin/${name}`;
 
-interface Ran { code: number | null; hung: boolean; stdout: string; stderr: string }
-
-function run(argv: string[]): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), {
-      cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
-    let hung = false;
-    const timer = setTimeout(() => {
-      hung = true;
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone already */ }
-    }, HANG_MS);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, hung, stdout, stderr }); });
-  });
+function run(argv: string[]): Promise<GroupOutcome> {
+  return runGroup(argv, { cwd: root, env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' }, hangMs: HANG_MS });
 }
 
 const NO_CLOSE = ['6765', 'late', 'root done', 'exit detached=1'];

@@ -7,13 +7,13 @@
 // The program and the build run from a copy in a temp folder that nobody can read. The bound is
 // a hang detector, not a wait the result depends on: each run takes a second or two.
 
-import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportSkip } from '../scripts/test-status.mjs';
+import { runGroup, type GroupOutcome } from './helpers/programs.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HANG_MS = 60_000;
@@ -32,23 +32,9 @@ function openUp(p: string): void {
   if (statSync(p).isDirectory()) for (const f of readdirSync(p)) openUp(join(p, f));
 }
 
-interface Ran { code: number | null; hung: boolean; stdout: string; stderr: string }
-
-function run(mode: string): Promise<Ran> {
+function run(mode: string): Promise<GroupOutcome> {
   const script = `ulimit -u ${LIMIT} && cd '${dir}' && exec '${process.execPath}' program.mjs ${mode}`;
-  return new Promise((resolve) => {
-    const child = spawn(SU!, ['nobody', '-s', '/bin/bash', '-c', script], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
-    let hung = false;
-    const timer = setTimeout(() => {
-      hung = true;
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone already */ }
-    }, HANG_MS);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, hung, stdout, stderr }); });
-  });
+  return runGroup([SU!, 'nobody', '-s', '/bin/bash', '-c', script], { hangMs: HANG_MS });
 }
 
 describe.skipIf(why !== null)('a thread limit: the platform refuses a thread', () => {

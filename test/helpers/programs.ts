@@ -6,7 +6,7 @@
 //
 // A program must exit by itself: one still running after the deadline is killed and reported
 // as a hang, which fails the test that ran it.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,4 +64,28 @@ export function runProgram(cmd: string, args: string[], cwd: string, deadlineMs 
 /** An outcome as a test compares it: exit code and output, or the hang. */
 export function shown(o: Outcome): { code: number | null; stdout: string } | { hang: true; stdout: string; stderr: string } {
   return o.hang ? { hang: true, stdout: o.stdout, stderr: o.stderr } : { code: o.code, stdout: o.stdout };
+}
+
+/** What runGroup saw: as Outcome, with `hung` for a program killed at its hang bound. */
+export interface GroupOutcome { code: number | null; hung: boolean; stdout: string; stderr: string }
+
+/**
+ * Runs argv in a process group of its own and, should it still run after `hangMs`, kills the
+ * whole group (SIGKILL): a program that starts others (su, a shell) leaves none behind. The
+ * bound is a hang detector; the program's result never depends on it.
+ */
+export function runGroup(argv: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; hangMs: number }): Promise<GroupOutcome> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0], argv.slice(1), { cwd: opts.cwd, env: opts.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    let hung = false;
+    const timer = setTimeout(() => {
+      hung = true;
+      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone already */ }
+    }, opts.hangMs);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, hung, stdout, stderr }); });
+  });
 }
