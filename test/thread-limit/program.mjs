@@ -30,7 +30,8 @@ async function fill() {
     try {
       w = new Worker(new URL('./filler.mjs', import.meta.url), { workerData: word.buffer });
     } catch (e) {
-      if (e.code !== 'ERR_WORKER_INIT_FAILED') throw e;
+      // Node: ERR_WORKER_INIT_FAILED (EAGAIN); Deno: WouldBlock (os error 11); Bun: a TypeError.
+      if (e.code !== 'ERR_WORKER_INIT_FAILED' && e.name !== 'WouldBlock' && e.message !== 'Failed to spawn worker thread') throw e;
       break;
     }
     fillers.push(w);
