@@ -141,12 +141,14 @@ export abstract class EngineThreads extends EngineState {
    * A thread started for a P without one (growM) did not come up (DESIGN.md "Threads that come
    * and go"): while some P in service has an M, the work waiting runs on the threads there are,
    * a warning says so once a streak, and no thread starts for a while (startm.ts refused);
-   * with none, nothing would run it, and the scheduler fails as a crash does.
+   * with none, and no other thread starting (which would serve one), nothing would run it, and
+   * the scheduler fails as a crash does.
    */
   protected growFailed(i: number, e: unknown): void {
     this.threadStartFailures++;
     if (this.closed || this.closing !== null || this.failure !== null) return;
-    if (this.startm.served() === 0) { this.crash(threadStartError(i, e)); return; }
+    // Another thread still starting may serve a P yet: only when none is does nothing remain.
+    if (this.startm.served() === 0 && this.startm.starting === 0) { this.crash(threadStartError(i, e)); return; }
     if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'startm', args: { M: i, refused: 1 } });
     if (this.startm.refused()) {
       const live = this.threads.filter((t) => t !== null).length;
