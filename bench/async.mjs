@@ -18,13 +18,15 @@
 //   tree-hash      8 directories x 25 files, 64 KB to 4 MB (log-uniform, seed 7), made once in
 //                  the temp folder. Scheduler: a task per directory spawning a task per file
 //                  (ctx.spawn, awaited); the pools have no nested tasks, so their main thread
-//                  submits a task per file. 2 threads each. Bytes hashed per thread.
-//   stall          2 threads: an async task awaits 5 ms, then computes 3 s; 300 ms after it
-//                  started, 10 tiny roots; when each finished against the long task's end
-//                  (negative: before it).
+//                  submits a task per file. 2 threads each, both started (minThreads 2). Bytes
+//                  hashed per thread.
+//   stall          2 threads, both started (minThreads 2): an async task awaits 5 ms, then
+//                  computes 3 s; 300 ms after it started, 10 tiny roots; when each finished
+//                  against the long task's end (negative: before it), each stamped in its task.
 //
-// Implementations: piscina 5 (defaults), stealwork/piscina (defaults), Scheduler (defaults);
-// ratios are to piscina's median in the same run.
+// Implementations: piscina 5, stealwork/piscina and Scheduler, each with its defaults but for
+// the thread counts above; ratios are to piscina's median in the same run. --per-thread makes a
+// Scheduler fail at start until it has the option asyncPerThread (a FAILED row; exit code 1).
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -59,7 +61,7 @@ const WORKLOADS = ['readFile+hash', 'io-bound', 'tree-hash', 'stall'];
 function implementations(workload, perThread) {
   const two = workload === 'tree-hash' || workload === 'stall';
   const pool = two ? { minThreads: 2, maxThreads: 2 } : {};
-  const sched = two ? { procs: 2 } : {};
+  const sched = two ? { procs: 2, minThreads: 2 } : {};
   const list = [
     ['piscina', 'piscina', pool],
     ['stealwork/piscina', 'sw-piscina', pool],
@@ -270,7 +272,11 @@ function runChild(args) {
       clearTimeout(timer);
       const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
       if (code === 0 && line) resolve(JSON.parse(line.slice(7)));
-      else resolve({ error: `exit ${code ?? signal}${signal === 'SIGKILL' ? ` (killed after ${CHILD_HANG_MS / 1000} s: hung?)` : ''}: ${(stderr || stdout).trim().split('\n').slice(-6).join(' | ')}` });
+      else {
+        const lines = (stderr || stdout).trim().split('\n');
+        const why = lines.find((l) => /^\w*Error\b/.test(l.trim())) ?? lines.slice(-3).join(' | ');
+        resolve({ error: `exit ${code ?? signal}${signal === 'SIGKILL' ? ` (killed after ${CHILD_HANG_MS / 1000} s: hung?)` : ''}: ${why.trim()}` });
+      }
     });
   });
 }
@@ -301,7 +307,7 @@ function summary(workload, name, r) {
 function printTable(workload, rows, reps) {
   const base = rows.find((r) => r.name === 'piscina' && !r.error);
   const cols = ['implementation', 'wall ms (median)', 'min .. max', 'x piscina', 'peak RSS MB', 'x piscina', 'threads used', 'max in flight/thread', 'notes'];
-  const lines = rows.map((r) => r.error ? [r.name, 'FAILED', '', '', '', '', '', '', r.error] : [
+  const lines = rows.map((r) => r.error ? [r.name, 'FAILED', '', '', '', '', '', '', 'below'] : [
     r.name, fmt(r.ms), `${fmt(r.min)} .. ${fmt(r.max)}`,
     base ? (r === base ? 'base' : `${(r.ms / base.ms).toFixed(2)}x`) : '-',
     mb(r.rss), base ? (r === base ? 'base' : `${(r.rss / base.rss).toFixed(2)}x`) : '-',
@@ -313,14 +319,15 @@ function printTable(workload, rows, reps) {
   out(cols);
   out(w.map((n) => '-'.repeat(n)));
   lines.forEach(out);
+  for (const r of rows) if (r.error) console.log(`  * ${r.name}: FAILED, ${r.error}`);
   for (const r of rows) if (!r.error && r.detail) console.log(`  * ${r.name}: ${workload === 'tree-hash' ? 'bytes per thread' : workload === 'stall' ? 'each tiny root\'s end - the long task\'s end, ms' : 'tasks per thread'} per rep: ${r.detail}`);
 }
 
 const DESCRIBE = {
   'readFile+hash': `${SIZES.readFile.tasks} tasks: await readFile(16 MB file), SHA-256; defaults (piscina: maxThreads ${Math.round(machine().availableParallelism * 1.5)} here)`,
   'io-bound': `${SIZES.io.tasks} tasks: await ${SIZES.io.ms} ms timer, then ~${SIZES.io.cpuMs} ms SHA-256; defaults`,
-  'tree-hash': `${SIZES.tree.dirs} dirs x ${SIZES.tree.files} files, 64 KB..4 MB; 2 threads; Scheduler: a task per dir spawning a task per file (ctx.spawn); the pools cannot nest tasks: their main thread submits a task per file`,
-  stall: `2 threads: async task awaits ${SIZES.stall.awaitMs} ms then computes ${SIZES.stall.spinMs / 1000} s; ${SIZES.stall.tiny} tiny roots ${SIZES.stall.afterMs} ms after it started; goal: they end before it (negative)`,
+  'tree-hash': `${SIZES.tree.dirs} dirs x ${SIZES.tree.files} files, 64 KB..4 MB; 2 threads (minThreads 2); Scheduler: a task per dir spawning a task per file (ctx.spawn); the pools cannot nest tasks: their main thread submits a task per file`,
+  stall: `2 threads (minThreads 2): async task awaits ${SIZES.stall.awaitMs} ms then computes ${SIZES.stall.spinMs / 1000} s; ${SIZES.stall.tiny} tiny roots ${SIZES.stall.afterMs} ms after it started; goal: they end before it (negative)`,
 };
 
 async function parent() {
