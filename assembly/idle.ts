@@ -6,7 +6,7 @@
 // changed atomically, because spinning Ms and submitters read it without the lock.
 
 import {
-  NONE, M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE, S_RT_NPDEAD, S_RT_NPNOM, S_RT_NPRESERVE,
+  NONE, M_LINK, MR_ASYNC, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE, S_RT_NPDEAD, S_RT_NPNOM, S_RT_NPRESERVE,
 } from './shared/layout';
 import { mAddr, nprocs, pAddr } from './mem';
 import { plistPop, plistPush } from './plist';
@@ -61,15 +61,30 @@ export function mPutLocked(m: i32): void {
   store<u32>(S_NMIDLE, load<u32>(S_NMIDLE) + 1); // plain: sched.lock held
 }
 
-/** Pops an idle M; NONE when none. Holds sched.lock. */
+/**
+ * Pops an idle M, NONE when none: the first on the list with no async task pinned to it
+ * (MR_ASYNC 0), else the top. An M with async tasks may be running one's continuation (user code
+ * on its event loop, which no wake-up interrupts), so it is handed work only when no other M is
+ * idle (DESIGN.md "Async tasks: where they start"). Holds sched.lock.
+ */
 export function mGet(): i32 {
   let top = load<u32>(S_MIDLE); // plain: sched.lock held
   if (top == 0) return NONE;
-  let mp = mAddr(<i32>top - 1);
-  store<u32>(S_MIDLE, load<u32>(mp, M_LINK)); // plain: sched.lock held
+  let link: usize = S_MIDLE; // the word that points at the current entry
+  let cur = top;
+  while (cur != 0 && atomic.load<u32>(mAddr(<i32>cur - 1), MR_ASYNC) != 0) { // pairs with the owner's store (runtime mstate.ts)
+    link = mAddr(<i32>cur - 1) + M_LINK;
+    cur = load<u32>(link); // plain: sched.lock held
+  }
+  if (cur == 0) {
+    link = S_MIDLE;
+    cur = top;
+  }
+  let mp = mAddr(<i32>cur - 1);
+  store<u32>(link, load<u32>(mp, M_LINK)); // plain: sched.lock held
   store<u32>(mp, 0, M_LINK); // plain: sched.lock held
   store<u32>(S_NMIDLE, load<u32>(S_NMIDLE) - 1); // plain: sched.lock held
-  return <i32>top - 1;
+  return <i32>cur - 1;
 }
 
 /** Unlinks M m from anywhere in the idle-M list; false when it is not there. Holds sched.lock. */

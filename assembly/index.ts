@@ -15,6 +15,7 @@ export { stealWork, stealThreshold, stealOrderAt } from './steal';
 export { heapAlloc, heapFree } from './heap';
 export { pReserve, pRetire, handoff, pGiveBack } from './sysmon';
 export { pDetach, mStart, mExit } from './mlife';
+export { handoffP, mReturn } from './handoffp';
 export { procresize, pStop } from './procresize';
 export { spawnNew } from './spawn';
 export { joinLink, finishLinked, finishSlot, joinTasks } from './join';

@@ -153,9 +153,10 @@ export function findRunnable(p: i32, m: i32): u32 {
  * runnext, at least the steal threshold; any fork deque G). Less is its owner's to run: coming back for it would
  * loop findRunnable -> stopM -> Retry for as long as the owner runs its current G. The Ps it
  * looked at are counted on P block pp: as its owner's OP_PROBES (`owner`), else in
- * P_PARK_PROBES (stopM's recheck: pp was just given up). Any thread.
+ * P_PARK_PROBES (stopM's recheck: pp was just given up); nowhere when pp is 0 (an M without a
+ * P: handoffp.ts). Any thread.
  */
-function workAnywhere(pp: usize, owner: bool): bool {
+export function workAnywhere(pp: usize, owner: bool): bool {
   if (atomic.load<u32>(S_RUNQ_SIZE) > 0) return true; // pairs with the size stores under sched.lock
   if (classqSize(PRIO_HIGH) > 0 || classqSize(PRIO_LOW) > 0) return true;
   let n = nprocs();
@@ -169,6 +170,7 @@ function workAnywhere(pp: usize, owner: bool): bool {
     else if (thr <= 1) found = !runqEmpty(v);
     else found = runqLen(v) + (atomic.load<u32>(vp, P_RUNNEXT) != 0 ? 1 : 0) >= thr; // pairs with the runnext exchange/CAS
   }
+  if (pp == 0) return found;
   if (owner) counterAdd(pp + (P_OPS + OP_PROBES), <f64>v);
   else atomic.add<u32>(pp, <u32>v, P_PARK_PROBES); // pp has no owner now: pairs with the stats' load
   return found;
@@ -222,23 +224,30 @@ export function stopM(p: i32, m: i32): i32 {
   schedUnlock();
   if (spinning) {
     atomic.sub<i32>(S_NMSPINNING, 1); // StoreLoad point: pairs with the nmspinning load/CAS in wakep
-    if (workAnywhere(pp, false)) {
-      schedLock();
-      // wakep (M_NEXTP set) or mTake (reserved by the runtime) may have taken m off the idle
-      // list since the unlock: then m is theirs, and only an m still on the list retries.
-      if (load<u32>(S_PIDLE) != 0 && mRemove(m)) { // plain: sched.lock held
-        let p2 = pidleGet();
-        atomic.store<u32>(mp, <u32>p2 + 1, M_NEXTP); // pairs with the load in acquireP
-        atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in findRunnable
-        spinningSeen(atomic.add<i32>(S_NMSPINNING, 1) + 1); // pairs with the nmspinning load/CAS in wakep
-        counterAdd(pAddr(p2) + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: p2 has no owner yet
-        counterAdd(pAddr(p2) + (P_OPS + OP_RETRIES), 1); // as above
-        schedUnlock();
-        return STOP_RETRY;
-      }
-      schedUnlock();
-    }
+    if (workAnywhere(pp, false)) return retakeIdle(m, mp);
   }
+  return STOP_SLEEP;
+}
+
+/**
+ * stopM's recheck found work (and mReturn's, handoffp.ts): M m (block mp), on the idle-M list,
+ * takes an idle P back for itself, counted spinning, if wakep (M_NEXTP set) or mTake (reserved by
+ * the runtime) has not taken m off the list since it went on: then m is theirs, and only an m
+ * still on the list retries. STOP_RETRY (acquireP, then findRunnable) or STOP_SLEEP. M m only.
+ */
+export function retakeIdle(m: i32, mp: usize): i32 {
+  schedLock();
+  if (load<u32>(S_PIDLE) != 0 && mRemove(m)) { // plain: sched.lock held
+    let p2 = pidleGet();
+    atomic.store<u32>(mp, <u32>p2 + 1, M_NEXTP); // pairs with the load in acquireP
+    atomic.store<u32>(mp, 1, M_SPINNING); // pairs with the spinning loads in findRunnable
+    spinningSeen(atomic.add<i32>(S_NMSPINNING, 1) + 1); // pairs with the nmspinning load/CAS in wakep
+    counterAdd(pAddr(p2) + (P_COUNTERS + PC_WAKEUPS), 1); // sched.lock held: p2 has no owner yet
+    counterAdd(pAddr(p2) + (P_OPS + OP_RETRIES), 1); // as above
+    schedUnlock();
+    return STOP_RETRY;
+  }
+  schedUnlock();
   return STOP_SLEEP;
 }
 

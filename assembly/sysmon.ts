@@ -99,17 +99,11 @@ export function pGiveBack(p: i32, m: i32): i32 {
 }
 
 /**
- * pGiveBack's body, for any list of Ps that no M runs (the reserve; the Ps out of service,
- * procresize.ts's pStop): p's runnable Gs go to the global queue as one batch; under the lock p
- * goes P_IDLE onto the list at `list` (linked through P_LINK), `count` (if not 0) and the u32
- * counter `tally` (if not 0) go up by one, and m goes on the idle list, as stopM leaves them.
- * Wakes an M if the moved Gs need one. Returns how many Gs moved. M m holding P p only, between
- * two Gs.
+ * P p's runnable Gs (runnext, then the ring) go to the global queue as one batch; how many. As
+ * the owner: a thief racing for the same Gs is settled by its CAS, as always. The owner of p
+ * only, giving it up (pRelease, handoffP).
  */
-export function pRelease(p: i32, m: i32, list: usize, count: usize, tally: usize): i32 {
-  let pp = pAddr(p);
-  let mp = mAddr(m);
-  // runqGet as the owner: a thief racing for the same Gs is settled by its CAS, as always.
+export function runqToGlobal(p: i32): u32 {
   let head: u32 = 0;
   let tail: u32 = 0;
   let n: u32 = 0;
@@ -120,6 +114,21 @@ export function pRelease(p: i32, m: i32, list: usize, count: usize, tally: usize
     n++;
   }
   globrunqPutBatch(head, tail, n);
+  return n;
+}
+
+/**
+ * pGiveBack's body, for any list of Ps that no M runs (the reserve; the Ps out of service,
+ * procresize.ts's pStop): p's runnable Gs go to the global queue as one batch; under the lock p
+ * goes P_IDLE onto the list at `list` (linked through P_LINK), `count` (if not 0) and the u32
+ * counter `tally` (if not 0) go up by one, and m goes on the idle list, as stopM leaves them.
+ * Wakes an M if the moved Gs need one. Returns how many Gs moved. M m holding P p only, between
+ * two Gs.
+ */
+export function pRelease(p: i32, m: i32, list: usize, count: usize, tally: usize): i32 {
+  let pp = pAddr(p);
+  let mp = mAddr(m);
+  let n = runqToGlobal(p);
   schedLock();
   atomic.store<u32>(pp, P_IDLE, P_STATUS); // pairs with status loads in stealWork/workAnywhere
   atomic.store<u32>(pp, 0, P_M); // pairs with the runtime's loads

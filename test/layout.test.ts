@@ -222,6 +222,7 @@ const PINNED: Record<string, number> = {
   MR_STATE: 336,
   MR_TRACE_NEXT: 340,
   MR_PARKSPIN: 344,
+  MR_BLOCKED: 348,
   MR_SPIN_RUNGS: 352,
   MR_FORK_SLEEPS: 360,
   MR_BCACHE_N: 368,
@@ -253,6 +254,7 @@ const PINNED: Record<string, number> = {
   PARK_P: 1,
   PARK_INBOX: 2,
   PARK_STOP: 4,
+  PARK_ROOM: 16,
   PARK_MSG: 8,
 
   G_STATUS: 0,

@@ -325,6 +325,7 @@ export const MR_T0 = M_RT + 72; // f64: when this M started (ms since the epoch)
 export const MR_STATE = M_RT + 80; // u32: what this M is doing now (MS_* below), for diagnosis; the owner writes, stats reads (plain: a stale value only misreports)
 export const MR_TRACE_NEXT = M_RT + 84; // u32: slot count at which the runtime reads the clock next (owner only; the core stores 0 after a steal: read it at once)
 export const MR_PARKSPIN = M_RT + 88; // u32: 1 while this M is counted in S_RT_NPARKSPIN (owner only: parkspin.ts)
+export const MR_BLOCKED = M_RT + 92; // u32: 1 while this M is blocked at its async limit (core handoffP), on no list (owner only; crash recovery reads it: its successor goes back on the idle list)
 export const MR_SPIN_RUNGS = M_RT + 96; // f64: park ladder rungs this M polled or waited 1 us on (owner only; DESIGN.md "Scaling")
 export const MR_FORK_SLEEPS = M_RT + 104; // f64: times a fork joiner on this M slept on S_RT_FORK_EPOCH (owner only)
 export const MR_BCACHE_N = M_RT + 112; // BCACHE_CLASSES u32s: blocks in this M's cache per size class (owner only; the main thread's recovery empties a dead M's)
@@ -373,6 +374,7 @@ export const PARK_P = 1; // a P was handed over in M_NEXTP
 export const PARK_INBOX = 2; // M_INBOX has finished Gs for this M
 export const PARK_STOP = 4; // the scheduler is closing
 export const PARK_MSG = 8; // a message (a shared buffer) waits: take a turn of the event loop
+export const PARK_ROOM = 16; // a blocked M has room for another async task again: back to the idle list (runtime mstate.ts)
 
 // ---------------------------------------------------------------------------------------
 // G entry: G_SIZE bytes in the G table (Go's type g, plus what a task needs).

@@ -136,6 +136,17 @@ export interface Core {
    *  still on the idle list; an idle P without an idle M goes to the no-M list), 0 when it stays.
    *  An M that leaves ends its thread without another core call. */
   mExit(m: number, min: number): number;
+
+  // ---- Async tasks (DESIGN.md "Async tasks: where they start") ----------------------------
+  /** M m holding P p only, between two Gs, when its async tasks in flight reached its limit (Go's
+   *  handoffp for an M entering a blocking system call): p's runnable Gs go to the global queue,
+   *  p goes idle, m on no list (wakep cannot pick it); an M is woken for the work in sight.
+   *  Returns how many Gs moved. */
+  handoffP(p: number, m: number): number;
+  /** M m without a P only, blocked by handoffP, when it has room again (Go's exitsyscall): m goes
+   *  on the idle-M list and, with work in sight, takes an idle P counted spinning: STOP_RETRY
+   *  (acquireP, then findRunnable) or STOP_SLEEP. */
+  mReturn(m: number): number;
   /** Any thread (the main thread's sched.resize). Sets the Ps in service to `target` of `total`
    *  (maxProcs): grows from the out-of-service list, shrinks by the Ps no M runs and asks Ms for
    *  the rest (S_RT_SHRINK). Returns how many Ps are still to move; call again until 0

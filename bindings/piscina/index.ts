@@ -267,6 +267,9 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     resolved.minThreads = Math.min(procs, Math.ceil(this.#opts.minThreads));
     resolved.startThreads = resolved.minThreads;
     resolved.idleTimeout = this.#opts.idleTimeout;
+    // piscina's tasks in progress per thread, async ones included: a thread at the limit leaves
+    // the queued runs to the others (DESIGN.md "Async tasks: where they start").
+    resolved.asyncPerThread = Math.ceil(this.#opts.concurrentTasksPerWorker);
     resolved.thread = this.#thread;
     const shared = timingBuffer(procs + 1);
     resolved.calling = { kind: 'piscina', shared };

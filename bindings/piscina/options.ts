@@ -45,8 +45,8 @@ export interface Options {
   /** The runs that may wait beyond the capacity (maxThreads x concurrentTasksPerWorker) before
    *  `run` rejects ('Task queue is at limit'); 'auto' is maxThreads squared. Default Infinity. */
   maxQueue?: number | 'auto';
-  /** Counts toward the capacity only (maxThreads x this): a thread runs other tasks while its
-   *  async tasks await. Default 1. */
+  /** Tasks a thread keeps in progress at once, async ones included (an async task is in progress
+   *  until it settles); the capacity is maxThreads x this. Default 1. */
   concurrentTasksPerWorker?: number;
   /** No-op: stealwork's threads wait on their own futex words. */
   atomics?: 'sync' | 'async' | 'disabled';

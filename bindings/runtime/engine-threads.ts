@@ -50,7 +50,7 @@ export abstract class EngineThreads extends EngineState {
    * Starts the thread of M slot i (at start-up, or to replace a crashed one: `restart`) and
    * resolves with the task names it loaded.
    */
-  protected startM(i: number, restart: { resumeP: number } | undefined): Promise<string[]> {
+  protected startM(i: number, restart: { resumeP: number; blocked: boolean } | undefined): Promise<string[]> {
     const o = this.opts;
     const t = startThread<ToWorker, unknown>(o.worker ?? WORKER_URL, `stealwork M${i}`, o.thread);
     this.threads[i - 1] = t;
@@ -92,7 +92,7 @@ export abstract class EngineThreads extends EngineState {
     t.post({
       type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
       spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, ncpu: o.ncpu, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, calling: o.calling,
-      idleTimeout: o.idleTimeout, minLive: o.minThreads + o.spareThreads,
+      idleTimeout: o.idleTimeout, minLive: o.minThreads + o.spareThreads, asyncPerThread: o.asyncPerThread,
       ...(isNode ? {} : { workerData: o.thread.workerData }), // Node passes it as the Worker's option
     });
     return ready;
@@ -226,7 +226,7 @@ export abstract class EngineThreads extends EngineState {
     if (!killed) this.onThreadError?.(err, failed); // a kill was asked for: its task's rejection reports it
     if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'restart', args: killed ? { M: i, P: c.p, failed, killed: 1 } : { M: i, P: c.p, failed } });
     try {
-      await this.startM(i, { resumeP: c.p });
+      await this.startM(i, { resumeP: c.p, blocked: c.blocked });
     } catch (e) {
       this.crash(replacementFailedError(i, reason, e));
     }

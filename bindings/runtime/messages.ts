@@ -54,12 +54,15 @@ export interface InitMessage {
    *  many Ms stay live whatever their idleness (DESIGN.md "Threads that come and go"). */
   idleTimeout: number;
   minLive: number;
+  /** Async tasks in flight before the M leaves queued work to others (Infinity: no limit), or
+   *  'auto' (threads/admit.ts). */
+  asyncPerThread: number | 'auto';
   /** How task functions are called ('context': stealwork's own; 'piscina': one argument). */
   calling: TaskCalling;
   /** The threads' workerData, where the platform has no Worker option for it (not Node). */
   workerData?: unknown;
   /** Set when this thread replaces a crashed one in slot `mid` (DESIGN.md "Crashed workers"). */
-  restart?: { resumeP: number };
+  restart?: { resumeP: number; blocked: boolean };
 }
 
 export interface ShareMessage { type: 'stealwork:share'; shares: SharedEntry[] }

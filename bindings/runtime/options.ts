@@ -50,6 +50,16 @@ export interface SchedulerOptions {
   /** How long (ms) a thread stays idle before it ends, while more than `minThreads` run; 0 ends
    *  it as soon as it sleeps, Infinity never. Default 10,000 ms. */
   idleTimeout?: number;
+  /**
+   * The most async tasks a thread keeps in flight (started, not yet settled) before it leaves
+   * the queued work to other threads (DESIGN.md "Async tasks: where they start"). A task's
+   * continuation can only run on the thread that started it, so this is what spreads async
+   * work over the threads and bounds the memory it holds. A task awaiting a Task it spawned
+   * does not count while it waits. 1..2^31-1, Infinity (no limit), or 'auto' (the default): from
+   * 1, a thread at its limit whose event loop stays free (tasks that wait on I/O) doubles it
+   * every 10 ms, one whose continuations hold the loop halves it, between 1 and 256.
+   */
+  asyncPerThread?: number | 'auto';
   /** Which core runs the queues: 'wasm' (threaded WebAssembly) or 'js' (the TypeScript twin). */
   backend?: Backend;
   /** Victim order when stealing: Go's random coprime enumeration, or round-robin. */
@@ -123,6 +133,7 @@ export interface ResolvedOptions {
   handoffAfterMs: number;
   minThreads: number;
   idleTimeout: number;
+  asyncPerThread: number | 'auto';
   /** Internal: threads for the Ps started with the scheduler (procs; the piscina entry starts
    *  minThreads), the spares' threads besides. */
   startThreads: number;
@@ -171,6 +182,7 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     handoffAfterMs: 10,
     minThreads: 1,
     idleTimeout: 10_000,
+    asyncPerThread: 'auto',
     startThreads: ncpu,
     backend: 'wasm',
     victimOrder: 'random',
@@ -217,6 +229,13 @@ function oneOf<T extends string>(name: string, v: unknown, allowed: readonly T[]
   return v as T;
 }
 
+/** Async tasks in flight per thread: a whole number >= 1, Infinity (no limit) or 'auto'. */
+export function asyncPerThread(name: string, v: unknown): number | 'auto' {
+  if (v === Infinity || v === 'auto') return v;
+  if (typeof v === 'string') throw optionTypeError(`options.${name}`, `must be a whole number, Infinity or 'auto', got ${JSON.stringify(v)}`);
+  return int(name, v, 1, 2 ** 31 - 1);
+}
+
 /** A thread's idle timeout: ms, a whole number >= 0, or Infinity (never). */
 export function idleTimeout(name: string, v: unknown): number {
   if (v === Infinity) return v;
@@ -227,7 +246,7 @@ export function idleTimeout(name: string, v: unknown): number {
 export function resolveOptions(opts: unknown): ResolvedOptions {
   if (opts === null || typeof opts !== 'object') throw optionTypeError('Scheduler.start: options', `must be an object with at least { tasks }, got ${opts === null ? 'null' : typeof opts}`);
   const o = opts as Record<string, unknown>;
-  const known = new Set(['tasks', 'procs', 'maxProcs', 'spareThreads', 'handoffAfterMs', 'minThreads', 'idleTimeout', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
+  const known = new Set(['tasks', 'procs', 'maxProcs', 'spareThreads', 'handoffAfterMs', 'minThreads', 'idleTimeout', 'asyncPerThread', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
     'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'onError', 'trace', 'traceEvents',
     'workerData', 'resourceLimits', 'env', 'argv', 'execArgv']);
   for (const k of Object.keys(o)) {
@@ -250,6 +269,7 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   r.minThreads = Math.min(r.minThreads, r.procs);
   if (o.minThreads !== undefined) r.minThreads = int('minThreads', o.minThreads, 0, r.procs);
   if (o.idleTimeout !== undefined) r.idleTimeout = idleTimeout('idleTimeout', o.idleTimeout);
+  if (o.asyncPerThread !== undefined) r.asyncPerThread = asyncPerThread('asyncPerThread', o.asyncPerThread);
   r.startThreads = r.procs;
   if (o.backend !== undefined) r.backend = oneOf('backend', o.backend, ['wasm', 'js'] as const);
   if (o.victimOrder !== undefined) r.victimOrder = oneOf('victimOrder', o.victimOrder, ['random', 'round-robin'] as const);

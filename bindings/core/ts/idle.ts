@@ -6,7 +6,7 @@
 // read lock-free, so it changes by atomic RMW.
 
 import {
-  NONE, M_LINK, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE, S_RT_NPDEAD, S_RT_NPNOM, S_RT_NPRESERVE,
+  NONE, M_LINK, MR_ASYNC, P_LINK, S_MIDLE, S_NMIDLE, S_NPIDLE, S_PIDLE, S_RT_NPDEAD, S_RT_NPNOM, S_RT_NPRESERVE,
 } from '../../../assembly/shared/layout.js';
 import { mWord, nprocs, pWord, type Mem } from './mem.js';
 import { plistPop, plistPush } from './plist.js';
@@ -17,6 +17,7 @@ const NMIDLE_W = S_NMIDLE >> 2;
 const NPIDLE_W = S_NPIDLE >> 2;
 const PLINK = P_LINK >> 2;
 const MLINK = M_LINK >> 2;
+const ASYNC = MR_ASYNC >> 2;
 const NPRESERVE_W = S_RT_NPRESERVE >> 2;
 const NPNOM_W = S_RT_NPNOM >> 2;
 const NPDEAD_W = S_RT_NPDEAD >> 2;
@@ -80,17 +81,28 @@ export function mIdleAny(m: Mem): boolean {
   return m.i32[MIDLE_W] !== 0; // plain: under sched.lock
 }
 
-/** Pops an idle M; NONE when none. Holds sched.lock. */
+/** Pops an idle M, NONE when none: the first on the list with no async task pinned to it
+ *  (MR_ASYNC 0), else the top. An M with async tasks may be running one's continuation, which no
+ *  wake-up interrupts (DESIGN.md "Async tasks: where they start"). Holds sched.lock. */
 export function mGet(m: Mem): number {
   const i32 = m.i32;
   const top = i32[MIDLE_W]; // plain: under sched.lock
   if (top === 0) return NONE;
-  const mi = top - 1;
-  const w = mWord(m, mi);
-  i32[MIDLE_W] = i32[w + MLINK]; // plain: under sched.lock
+  let at = MIDLE_W; // the word holding the current entry
+  let e = top;
+  while (e !== 0 && Atomics.load(i32, mWord(m, e - 1) + ASYNC) !== 0) { // pairs with the owner's store (runtime mstate.ts)
+    at = mWord(m, e - 1) + MLINK;
+    e = i32[at]; // plain: under sched.lock
+  }
+  if (e === 0) {
+    at = MIDLE_W;
+    e = top;
+  }
+  const w = mWord(m, e - 1);
+  i32[at] = i32[w + MLINK]; // plain: under sched.lock
   i32[w + MLINK] = 0;
   i32[NMIDLE_W] -= 1;
-  return mi;
+  return e - 1;
 }
 
 /** Unlinks M mi from wherever it sits on the idle-M list; false if it is not there.

@@ -40,6 +40,7 @@ import { chargeTime } from './budget.js';
 import { stealOrderAt, stealThreshold, stealWork } from './steal.js';
 import { handoff, pGiveBack, pReserve, pRetire } from './sysmon.js';
 import { mExit, mStart, pDetach } from './mlife.js';
+import { handoffP, mReturn } from './handoffp.js';
 import { procresize, pStop } from './procresize.js';
 import { forkDone, forkHelp, forkNew, forkPop, forkPush } from './fork.js';
 import { spawnNew } from './spawn.js';
@@ -90,6 +91,8 @@ export function createTsCore(memory: WebAssembly.Memory, canBlock: boolean): Cor
     pDetach: (p: number): number => pDetach(m, p),
     mStart: (mi: number): number => mStart(m, mi),
     mExit: (mi: number, min: number): number => mExit(m, mi, min),
+    handoffP: (p: number, mi: number): number => handoffP(m, p, mi),
+    mReturn: (mi: number): number => mReturn(m, mi),
     procresize: (target: number, total: number): number => procresize(m, target, total),
     pStop: (p: number, mi: number): number => pStop(m, p, mi),
     spawnNew: (p: number, mi: number, fn: number, argc: number, x0: number, x1: number, x2: number, x3: number,

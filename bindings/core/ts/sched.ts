@@ -256,7 +256,7 @@ export function findRunnable(m: Mem, p: number, mi: number): number {
  *  findRunnable -> stopM -> Retry for as long as the owner runs its current G. The Ps it looked
  *  at are counted on P p: as its owner's OP_PROBES (`owner`), else in P_PARK_PROBES (stopM's
  *  recheck: p was just given up). Any thread. */
-function workVisible(m: Mem, p: number, owner: boolean): boolean {
+export function workVisible(m: Mem, p: number, owner: boolean): boolean {
   const i32 = m.i32;
   if (Atomics.load(i32, RUNQ_SIZE_W) > 0) return true; // pairs with the size stores under sched.lock
   if (classqSize(m, PRIO_HIGH) > 0 || classqSize(m, PRIO_LOW) > 0) return true;
@@ -271,6 +271,7 @@ function workVisible(m: Mem, p: number, owner: boolean): boolean {
     else if (thr <= 1) found = runqEmpty(m, v) === 0;
     else found = runqLen(m, v) + (Atomics.load(i32, w + P_RUNNEXT_W) !== 0 ? 1 : 0) >= thr; // pairs with the runnext exchange/CAS
   }
+  if (p < 0) return found; // an M without a P (handoffp.ts): counted nowhere
   if (owner) m.f64[pOps(p) + PROBES] += v; // plain: owner counter
   else Atomics.add(i32, pWord(p) + PARK_PROBES_W, v); // p has no owner now: pairs with the stats' load
   return found;
@@ -324,9 +325,17 @@ export function stopM(m: Mem, p: number, mi: number): number {
   // load in ready after it enqueued).
   Atomics.sub(i32, NMSPINNING_W, 1);
   if (!workVisible(m, p, false)) return STOP_SLEEP;
+  return retakeIdle(m, mi);
+}
+
+/** stopM's recheck found work (and mReturn's, handoffp.ts): M mi, on the idle-M list, takes an
+ *  idle P back for itself, counted spinning, unless wakep (M_NEXTP set) or mTake (reserved by the
+ *  runtime) took mi off the list since it went on: then mi is theirs, and only an mi still on
+ *  the list retries. STOP_RETRY (acquireP, then findRunnable) or STOP_SLEEP. M mi only. */
+export function retakeIdle(m: Mem, mi: number): number {
+  const i32 = m.i32;
+  const mw = mWord(m, mi);
   schedLock(m);
-  // wakep (M_NEXTP set) or mTake (reserved by the runtime) may have taken m off the idle list
-  // since the unlock: then m is theirs, and only an m still on the list retries.
   if (i32[PIDLE_W] !== 0 && mRemove(m, mi)) { // plain: under sched.lock
     const p2 = pidleGet(m);
     Atomics.store(i32, mw + NEXTP, p2 + 1); // read by acquireP on this thread

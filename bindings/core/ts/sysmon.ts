@@ -93,14 +93,10 @@ export function pGiveBack(m: Mem, p: number, mi: number): number {
   return pRelease(m, p, mi, S_RT_PRESERVE, S_RT_NPRESERVE, S_RT_RETIRES);
 }
 
-/** pGiveBack's body, for any list of Ps that no M runs (the reserve; the Ps out of service,
- *  procresize.ts's pStop): p's runnable Gs go to the global queue as one batch; under the lock p
- *  goes P_IDLE onto the list at byte address `list` (linked through P_LINK), the count at `count`
- *  (if not 0) and the counter at `tally` (if not 0) go up by one, and mi goes on the idle list.
- *  Wakes an M if the moved Gs need one. Returns how many Gs moved. M mi holding P p only,
- *  between two Gs. */
-export function pRelease(m: Mem, p: number, mi: number, list: number, count: number, tally: number): number {
-  // runqGet as the owner: a thief racing for the same Gs is settled by its CAS, as always.
+/** P p's runnable Gs (runnext, then the ring) go to the global queue as one batch; how many. As
+ *  the owner: a thief racing for the same Gs is settled by its CAS, as always. The owner of p
+ *  only, giving it up (pRelease, handoffP). */
+export function runqToGlobal(m: Mem, p: number): number {
   let head = 0;
   let tail = 0;
   let n = 0;
@@ -111,6 +107,17 @@ export function pRelease(m: Mem, p: number, mi: number, list: number, count: num
     n++;
   }
   globrunqPutBatch(m, head, tail, n);
+  return n;
+}
+
+/** pGiveBack's body, for any list of Ps that no M runs (the reserve; the Ps out of service,
+ *  procresize.ts's pStop): p's runnable Gs go to the global queue as one batch; under the lock p
+ *  goes P_IDLE onto the list at byte address `list` (linked through P_LINK), the count at `count`
+ *  (if not 0) and the counter at `tally` (if not 0) go up by one, and mi goes on the idle list.
+ *  Wakes an M if the moved Gs need one. Returns how many Gs moved. M mi holding P p only,
+ *  between two Gs. */
+export function pRelease(m: Mem, p: number, mi: number, list: number, count: number, tally: number): number {
+  const n = runqToGlobal(m, p);
   schedLock(m);
   const i32 = m.i32;
   const w = pWord(p);

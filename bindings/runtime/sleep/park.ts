@@ -9,6 +9,8 @@
 //     PARK_MSG    wakeForMessage, from the main thread's deliverShares (engine-spawn.ts): a shared
 //                 buffer's message waits for a turn of this M's event loop
 //     PARK_STOP   stopAll, from the main thread's close (engine.ts), after S_RT_STOP
+//     PARK_ROOM   the M itself, from a settling async task's continuation: a blocked M
+//                 (core handoffP) has room again, and its sleep puts it back on the idle list
 //   reader (swap the word to 0, act on every bit seen, then wait on 0)
 //     the M's own ladders here (Parker: sleepSync, sleepAsync); the main thread (M0) only
 //     swaps and waits for its inbox (engine-pump.ts's pump, through parkSwap and parkWaitAsync)
@@ -95,6 +97,9 @@ export interface Sleeper {
   drainInbox(): void;
   /** PARK_P: takes the P wakep handed over (acquireP). */
   acquire(): void;
+  /** PARK_ROOM: a blocked M with room again goes back on the idle list; true when it took an
+   *  idle P there (acquire it as after PARK_P). Cheap when not blocked: asked at every look. */
+  unblock(): boolean;
   /** Turns the event loop until every announced shared buffer is received. */
   receiveShares(): Promise<void>;
 }
@@ -263,7 +268,8 @@ export class Parker {
     const m = this.m;
     if (stopped(m.views.i32)) { m.stop(); return true; }
     m.drainInbox(); // PARK_INBOX or not: the inbox itself says (a push sets the bit after)
-    if ((x & PARK_P) === 0) return false;
+    // PARK_ROOM or not: the M's own count says (it sets the bit after the count changed).
+    if ((x & PARK_P) === 0 && !m.unblock()) return false;
     m.acquire();
     return true;
   }

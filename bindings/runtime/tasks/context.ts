@@ -39,6 +39,8 @@ export class TaskContext {
   /** @internal the cancellation token this task inherited (0: none) */ readonly token: number;
   /** @internal */ controller: AbortController | null = null;
   /** @internal this task's priority class byte (PRIO_*), which its children inherit */ readonly cls: number;
+  /** @internal Tasks it spawned that it is waiting for now (Awaiter, task.ts) */ awaits = 0;
+  /** @internal an async task pinned to its M, not settled yet (Awaiter) */ pinned = false;
 
   /** @internal */
   constructor(host: ContextHost, g: number, token: number, cls: number) {

@@ -55,6 +55,7 @@ export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, cls: nu
     if (g !== 0) {
       // g may run (stolen) already, but it stays this handle's G until the handle is consumed.
       const t = new Task(h, g, h.gs.gen(h.gs.addr(g)), name);
+      t.parent = ctx;
       h.kids.add(ctx, h.running, t);
       h.countSpawned();
       return t;
@@ -79,6 +80,7 @@ export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, cls: nu
   if (prio !== 0) v.u32[(a + G_PRIO) >>> 2] = prio;
   if (sampled) v.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
   const t = new Task(h, g, gs.gen(a), name);
+  t.parent = ctx;
   h.kids.add(ctx, h.running, t);
   h.countSpawned();
   // newproc records the spawn (dated by the clock reads around this task); an M that does not trace

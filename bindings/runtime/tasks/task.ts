@@ -25,6 +25,14 @@ export interface TaskOwner {
  * any number of times, or handed to `ctx.join` once; one neither awaited nor joined when its
  * parent task ends is detached (its result is dropped when it finishes).
  */
+/** What a Task knows of the task that spawned it (its TaskContext): how many of its Tasks that
+ *  task is waiting for now, and whether it is an async task pinned to its M (DESIGN.md "Async
+ *  tasks: where they start"). */
+export interface Awaiter {
+  /** @internal */ awaits: number;
+  /** @internal */ pinned: boolean;
+}
+
 export class Task<T = unknown> implements PromiseLike<T> {
   /** @internal */ readonly owner: TaskOwner;
   /** @internal */ readonly g: number;
@@ -33,6 +41,7 @@ export class Task<T = unknown> implements PromiseLike<T> {
   /** @internal */ promise: Promise<T> | null = null;
   /** @internal TASK_PENDING, TASK_OK or TASK_FAILED (inline children, which may settle before anyone awaited) */ state = TASK_PENDING;
   /** @internal inline children: the settled value */ value: unknown = undefined;
+  /** @internal the context of the task that spawned it (spawn.ts); null for inline children */ parent: Awaiter | null = null;
   /** @internal */ res: ((v: unknown) => void) | null = null;
   /** @internal */ rej: ((e: unknown) => void) | null = null;
   /** The task function's name. */

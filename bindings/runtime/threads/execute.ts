@@ -173,6 +173,8 @@ export abstract class MExecute extends MState {
       this.setStatus(g, a, G_RUNNING, G_WAITING);
       gs.setSchedlink(a, (SCHEDLINK_PINNED | this.mid) >>> 0); // on no list while it awaits: marks it pinned here
       this.asyncInc();
+      ctx.pinned = true;
+      if (ctx.awaits !== 0) this.parentWaits(1); // it began waiting for a child in its synchronous part
       this.asyncSinceYield++;
       (r as PromiseLike<unknown>).then(
         (v) => this.settle(g, ctx, v, false),
@@ -185,6 +187,10 @@ export abstract class MExecute extends MState {
   /** An async task settled: finish it (or start its join). Runs on this M, P or not. */
   protected settle(g: number, ctx: TaskContext, v: unknown, isError: boolean): void {
     if (this.trace !== null) this.trace.emit(traceClock(), EV_SETTLE, g, isError ? 0 : 1, 0);
+    if (ctx.pinned) {
+      ctx.pinned = false;
+      if (ctx.awaits !== 0) this.parentWaits(-1); // settled while still waiting (Promise.race)
+    }
     this.asyncDec();
     const a = this.gs.addr(g);
     this.gs.setSchedlink(a, 0); // no longer pinned (a join continuation is not)
@@ -266,6 +272,14 @@ export abstract class MExecute extends MState {
       if (task.state === TASK_FAILED) return Promise.reject(task.value);
       return new Promise((resolve, reject) => { task.res = resolve; task.rej = reject; });
     }
-    return this.waiters.await(task);
+    const parent = task.parent;
+    if (parent === null) return this.waiters.await(task);
+    // A task waiting for its child does not count toward asyncLimit meanwhile (DESIGN.md "Async
+    // tasks: where they start"): its M may start the child, or other work, while it waits.
+    if (parent.awaits++ === 0 && parent.pinned) this.parentWaits(1);
+    const done = (): void => {
+      if (--parent.awaits === 0 && parent.pinned) this.parentWaits(-1);
+    };
+    return this.waiters.await(task).then((v) => { done(); return v; }, (e: unknown) => { done(); throw e; });
   }
 }

@@ -38,6 +38,9 @@ const ASYNC_BATCH = 16;
 const MACRO_INTERVAL_MS = 2;
 
 export class M extends MFork implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, SpawnHost {
+  /** schedule() found the M at its async limit and yielded a microtask checkpoint once. */
+  private fullYielded = false;
+
   /** Runs until the scheduler closes. Starts without a P, on the idle list. */
   async loop(): Promise<void> {
     this.lastYield = now();
@@ -75,6 +78,22 @@ export class M extends MFork implements TaskOwner, ContextHost, ForkHost, Finish
       const w = this.waiters;
       if ((w.live !== 0 || w.restarted) && w.inboxWaiting()) w.drain(); // results for this M's waiters (or a dead thread's, dropped)
       const tr = this.trace;
+      if (this.asyncPending !== 0 && this.asyncFull()) {
+        // As many async tasks in flight as it may keep: the queued work is for other Ms
+        // (DESIGN.md "Async tasks: where they start"). Tasks that settle at once (an async
+        // function that never awaits) settle first, in a microtask checkpoint; then the P goes
+        // idle (its Gs to the global queue) and this M sleeps on no list until one of its tasks
+        // settles or waits for a child.
+        if (!this.fullYielded) { this.fullYielded = true; return Next.Microtasks; }
+        this.fullYielded = false;
+        if (tr !== null) tr.emit(traceClock(), EV_PARK, 0, this.p, 0);
+        this.core.handoffP(this.p, m);
+        this.p = -1;
+        this.setBlocked(true);
+        this.admit.blocked();
+        this.dirty = true;
+        return Next.Sleep;
+      }
       let g = core.findRunnable(this.p, m);
       if (tr !== null) tr.tick(); // the core wrote this step's events (a start, a steal): date them
       if (g === 0) {
@@ -89,6 +108,7 @@ export class M extends MFork implements TaskOwner, ContextHost, ForkHost, Finish
         g = s;
       }
       this.execute(g);
+      this.fullYielded = false;
       if (this.fault !== null) throw this.fault; // a core call inside the task failed: fatal (coreFault)
       if (this.fj.spareN !== 0) this.fj.flush(); // the Gs its forks left for the next forks go back between tasks
       if ((++n & 63) === 0) {

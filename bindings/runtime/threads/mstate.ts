@@ -13,7 +13,7 @@
 // the core's P-less forms (global queue, global free list).
 
 import {
-  MR_TRACE_BUF, MR_HIST, MR_IDLE_MS, MR_T0, MR_STATE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED,
+  MR_TRACE_BUF, MR_HIST, MR_IDLE_MS, MR_T0, MR_STATE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, MR_BLOCKED, PARK_ROOM, STOP_RETRY,
 } from '../../../assembly/shared/layout.js';
 import type { Core } from '../../core/core.js';
 import { TaskContext } from '../tasks/context.js';
@@ -28,8 +28,9 @@ import { TraceWriter, traceClock } from '../observe/trace.js';
 import type { Views } from '../memory/values.js';
 import { Fork, ForkJoin } from '../tasks/fork.js';
 import { mAddr } from '../memory/mblock.js';
-import { Parker, type Sleeper } from '../sleep/park.js';
+import { Parker, parkWord, type Sleeper } from '../sleep/park.js';
 import { Kids } from '../tasks/kids.js';
+import { Admission } from './admit.js';
 import { Waiters } from '../tasks/waiters.js';
 import { CancelWatch } from '../tasks/watch.js';
 import type { TaskFn } from '../tasks/inline.js';
@@ -51,12 +52,17 @@ export interface MConfig {
   debug: boolean;
   /** This M slot's previous thread crashed (DESIGN.md "Crashed workers"): resume with the P it
    *  held (`resumeP`, -1 none) instead of joining the idle list, and drop results that arrive for
-   *  the dead thread's waiters. (Every thread carries its slot's counters on.) */
-  restart?: { resumeP: number };
+   *  the dead thread's waiters. (Every thread carries its slot's counters on.) `blocked`: the
+   *  dead thread was blocked at its async limit, on no list: the successor, with no task in
+   *  flight, goes back on the idle list (core mReturn). */
+  restart?: { resumeP: number; blocked: boolean };
   /** How long (ms) this M sleeps idle before it may end its thread (Infinity: never), and how
    *  many Ms stay live whatever their idleness (DESIGN.md "Threads that come and go"). */
   idleTimeout: number;
   minLive: number;
+  /** Async tasks in flight (not waiting for a Task they spawned) before this M hands its P off,
+   *  or 'auto' (admit.ts; DESIGN.md "Async tasks: where they start"); Infinity: never. */
+  asyncPerThread: number | 'auto';
   /** Tells the main thread this thread claimed itself for the kill of tree `token` and halts
    *  (kill.ts KillGuard.resume). */
   killClaimed?: (token: number) => void;
@@ -82,6 +88,15 @@ export abstract class MState {
   /** This M's block (mblock.ts). */
   protected readonly mAddr: number;
   protected asyncPending = 0;
+  /** Of asyncPending, the tasks waiting for a Task they spawned: they do not count toward
+   *  asyncLimit (a parent waiting on children never blocks the children's start). */
+  protected parentsWaiting = 0;
+  /** How many async tasks this M keeps in flight (MConfig.asyncPerThread). */
+  protected readonly admit: Admission;
+  /** This M handed its P off because its async tasks reached asyncLimit (core handoffP): it is
+   *  on no list until one of them settles or starts waiting for a child (DESIGN.md "Async
+   *  tasks: where they start"). */
+  protected blocked = false;
   /** Tasks ran since this M's event loop last turned: callbacks they left may be pending
    *  (DESIGN.md "Stranded callbacks"). */
   dirty = false;
@@ -143,6 +158,7 @@ export abstract class MState {
     this.parker = new Parker(this, cfg.mid, cfg.spinLimit, cfg.yieldLimit, cfg.idleTimeout, cfg.ncpu);
     this.ncpu = cfg.ncpu;
     this.minLive = cfg.minLive;
+    this.admit = new Admission(cfg.asyncPerThread, () => this.roomCheck());
     this.mAddr = mAddr(this.views, cfg.mid);
     this.guard = new KillGuard(this.views, cfg.mid, this, cfg.killClaimed ?? (() => undefined));
     this.trace = this.views.u32[(this.mAddr + MR_TRACE_BUF) >>> 2] !== 0 ? new TraceWriter(this.views, this.mAddr) : null;
@@ -155,6 +171,7 @@ export abstract class MState {
     this.spawned = this.views.f64[(this.mAddr + MR_SPAWNED) >>> 3];
     this.finished = this.views.f64[(this.mAddr + MR_FINISHED) >>> 3];
     if (cfg.restart !== undefined) this.p = cfg.restart.resumeP;
+    if (cfg.restart?.blocked === true) this.setBlocked(true); // unblock() at the first look
   }
 
   /** Records what this M does now (MS_*), for stats. */
@@ -175,12 +192,57 @@ export abstract class MState {
 
   asyncInc(): void {
     this.asyncPending++;
-    this.views.u32[(this.mAddr + MR_ASYNC) >>> 2] = this.asyncPending; // owner only; recover.ts reads it once this thread is gone
+    // Owner only; the core's mGet reads it to hand work to an M without async tasks first, and
+    // recover.ts once this thread is gone.
+    Atomics.store(this.views.u32, (this.mAddr + MR_ASYNC) >>> 2, this.asyncPending); // pairs with mGet's load
   }
 
   asyncDec(): void {
     this.asyncPending--;
-    this.views.u32[(this.mAddr + MR_ASYNC) >>> 2] = this.asyncPending; // as in asyncInc
+    Atomics.store(this.views.u32, (this.mAddr + MR_ASYNC) >>> 2, this.asyncPending); // as in asyncInc
+    if (!this.blocked) return;
+    this.admit.settled();
+    this.roomCheck();
+  }
+
+  /** Has this M as many async tasks in flight as it may keep (asyncLimit)? */
+  protected asyncFull(): boolean {
+    return this.asyncPending - this.parentsWaiting >= this.admit.limit;
+  }
+
+  /** A task's wait for a Task it spawned began (+1) or ended (-1) while the task is pinned here
+   *  async (execute.ts, awaitTask). */
+  parentWaits(d: number): void {
+    this.parentsWaiting += d;
+    if (d < 0) return;
+    this.roomCheck();
+  }
+
+  /** A blocked M that has room again wakes its own sleep (PARK_ROOM), which puts it back on the
+   *  idle list there (unblock): not here, because this runs inside the event loop's turn, where
+   *  other tasks' continuations may run next; the sleep takes a P and runs it at once. */
+  protected roomCheck(): void {
+    if (!this.blocked || this.asyncFull()) return;
+    const i32 = this.views.i32;
+    const w = parkWord(this.views, this.mid);
+    const old = Atomics.or(i32, w, PARK_ROOM); // pairs with the sleep's swap (park.ts parkSwap)
+    if ((old & PARK_ROOM) === 0) Atomics.notify(i32, w, 1); // pairs with the sleep's wait on 0
+  }
+
+  /** The sleep's half of roomCheck (park.ts Sleeper.unblock): a blocked M with room goes back on
+   *  the idle list (core mReturn); true when it took an idle P for work in sight (the sleep then
+   *  acquires it, as after PARK_P). */
+  unblock(): boolean {
+    if (!this.blocked || this.asyncFull()) return false;
+    this.setBlocked(false);
+    this.admit.unblocked();
+    return this.core.mReturn(this.mid) === STOP_RETRY;
+  }
+
+  /** blocked, and MR_BLOCKED for crash recovery (recover.ts casualties). */
+  protected setBlocked(b: boolean): void {
+    this.blocked = b;
+    this.views.u32[(this.mAddr + MR_BLOCKED) >>> 2] = b ? 1 : 0; // owner only; read once this thread is gone
   }
 
   countSpawned(): void {

@@ -8,7 +8,7 @@
 // Main thread only, while the dead thread is gone and before its successor starts.
 
 import {
-  G_RUNNING, G_STATUS, G_WAITING, H_GCAP, H_NPROCS, HEADER, MR_ASYNC, MR_CURG, MR_FINISHED, P_IDLE, P_M, P_STATUS,
+  G_RUNNING, G_STATUS, G_WAITING, H_GCAP, H_NPROCS, HEADER, MR_ASYNC, MR_BLOCKED, MR_CURG, MR_FINISHED, P_IDLE, P_M, P_STATUS,
   PARENT_SPAWNER, SCHEDLINK_PINNED,
 } from '../../../assembly/shared/layout.js';
 import type { Core } from '../../core/core.js';
@@ -52,6 +52,9 @@ export interface Casualties {
   pinned: number[];
   /** The P the dead M held (-1: none); its successor resumes with it. */
   p: number;
+  /** The dead M was blocked at its async limit (MR_BLOCKED): on no list, so its successor goes
+   *  back on the idle list itself. */
+  blocked: boolean;
 }
 
 /** What the dead M mid left behind: its running G, its pinned async Gs and its P. */
@@ -79,7 +82,7 @@ export function casualties(gs: GSlots, mid: number): Casualties {
     const pa = pAddr(v, q);
     if (Atomics.load(v.i32, (pa + P_STATUS) >>> 2) !== P_IDLE && Atomics.load(v.i32, (pa + P_M) >>> 2) === mid + 1) p = q; // pairs with acquireP's and stopM's stores
   }
-  return { running, below, pinned, p };
+  return { running, below, pinned, p, blocked: u32[(mAddr(v, mid) + MR_BLOCKED) >>> 2] !== 0 };
 }
 
 /**
@@ -120,6 +123,7 @@ export function failCasualties(gs: GSlots, core: Core, mid: number, c: Casualtie
   dropDeadCache(v, core, mid); // the value blocks its cache held (blockcache.ts)
   v.u32[(ma + MR_CURG) >>> 2] = 0; // plain: the M's thread is gone, its successor not started
   v.u32[(ma + MR_ASYNC) >>> 2] = 0; // the same
+  v.u32[(ma + MR_BLOCKED) >>> 2] = 0; // the same: its successor is told (Casualties.blocked)
   v.f64[(ma + MR_FINISHED) >>> 3] += n + inlineLost; // the same
   return n;
 }

@@ -1,0 +1,122 @@
+// How many async tasks an M keeps in flight before it leaves queued work to other Ms (docs/
+// DESIGN.md "Async tasks: where they start"). A task's continuation runs on the thread whose heap
+// holds it, so a thread that starts many async tasks later runs all their continuations itself:
+// async work is spread over the threads only at its start. The limit is the option's number, or,
+// with 'auto', it follows how busy the thread's event loop is while the M is blocked at its limit
+// (it then runs nothing but its tasks' continuations and their I/O callbacks):
+//   - A sample runs from the block to the first settle, or, when nothing settles (tasks that
+//     wait long), for a few times as long as a settle usually takes here: a sample cut before
+//     the tasks' continuations ran would see only their wait. Its utilisation is the time the loop was held over the sample's
+//     length; the time held is measured by a timer re-armed every SAMPLE_MS: a timer due at d
+//     that fires at d + late found the loop held for `late` ms (every engine has this; Node's
+//     event-loop utilisation has no counterpart on Deno or Bun).
+//   - At most GROW_AT busy: the tasks wait on I/O, timers or other threads; the limit doubles,
+//     up to AUTO_MAX, so I/O-bound tasks stay concurrent.
+//   - At least SHRINK_AT: the continuations compute; the limit halves, down to 1, so CPU work
+//     after an await goes to the other threads, and what a task holds across its await (a
+//     file's bytes, a response body) is held by as few tasks as there are threads.
+// The timer is a sampling period of the policy, never a bound that correctness waits on: a
+// blocked M comes back when one of its tasks settles, whatever the timer does.
+//
+// Who may call: the owning M's thread only.
+
+import { now, unrefTimer } from '../host/platform.js';
+
+/** The most async tasks in flight per thread that 'auto' reaches. */
+export const AUTO_MAX = 256;
+/** The sampling timer's period while blocked (ms). */
+const SAMPLE_MS = 5;
+/** A sample with nothing settled ends after PATIENCE x the usual wait for a settle (an average
+ *  over the samples a settle ended), within these bounds (ms); PATIENCE_FIRST_MS before any. */
+const PATIENCE = 4;
+const PATIENCE_MIN_MS = 50;
+const PATIENCE_MAX_MS = 1000;
+const PATIENCE_FIRST_MS = 200;
+/** A sample shorter than this says nothing (ms): a task that settled at once. */
+const MIN_SAMPLE_MS = 1;
+/** At or below this share of a sample busy, 'auto' doubles the limit. */
+const GROW_AT = 0.25;
+/** At or above it, 'auto' halves the limit. */
+const SHRINK_AT = 0.75;
+
+export class Admission {
+  /** Async tasks (not waiting for a child) this M keeps in flight now. */
+  limit: number;
+  private readonly auto: boolean;
+  /** Tells the M that the limit grew while it is blocked (mstate.ts roomCheck). */
+  private readonly grew: () => void;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  /** When the armed timer is due (now()). */
+  private due = 0;
+  /** The sample's start and the time the loop was found held since (ms). */
+  private t0 = 0;
+  private held = 0;
+  /** The average wait from a block to the settle that ended it (ms), 0 before the first. */
+  private settleWait = 0;
+
+  /** `option`: the asyncPerThread option, a number (fixed) or 'auto' (starting at 1). */
+  constructor(option: number | 'auto', grew: () => void) {
+    this.auto = option === 'auto';
+    this.limit = option === 'auto' ? 1 : option;
+    this.grew = grew;
+  }
+
+  /** The M reached its limit and handed its P off: a sample begins ('auto'). */
+  blocked(): void {
+    if (!this.auto) return;
+    this.begin(now());
+  }
+
+  /** One of its tasks settled while blocked: the continuation that settled it just ran, and
+   *  the sample ends. */
+  settled(): void {
+    if (this.timer === null) return;
+    const t = now();
+    if (t > this.due) this.held += t - this.due;
+    const wait = t - this.t0;
+    this.settleWait = this.settleWait === 0 ? wait : 0.75 * this.settleWait + 0.25 * wait;
+    this.decide(t);
+  }
+
+  /** The M is back (room again) or stopping: sampling ends. */
+  unblocked(): void {
+    if (this.timer === null) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private begin(t: number): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.t0 = t;
+    this.held = 0;
+    this.due = t + SAMPLE_MS;
+    // unref'd: a blocked M's own tasks keep its thread alive, not this sample
+    this.timer = unrefTimer(setTimeout(this.tick, SAMPLE_MS));
+  }
+
+  private readonly tick = (): void => {
+    const t = now();
+    if (t > this.due) this.held += t - this.due;
+    const patience = this.settleWait === 0 ? PATIENCE_FIRST_MS
+      : Math.min(Math.max(PATIENCE * this.settleWait, PATIENCE_MIN_MS), PATIENCE_MAX_MS);
+    if (t - this.t0 >= patience) { this.decide(t); return; }
+    this.due = t + SAMPLE_MS;
+    this.timer = unrefTimer(setTimeout(this.tick, SAMPLE_MS));
+  };
+
+  /** Ends the sample at t: the limit follows its utilisation; the next sample begins. */
+  private decide(t: number): void {
+    const span = t - this.t0;
+    if (span >= MIN_SAMPLE_MS) {
+      const busy = this.held / span;
+      if (busy <= GROW_AT && this.limit < AUTO_MAX) {
+        this.limit *= 2;
+        this.begin(t);
+        this.grew();
+        return;
+      }
+      if (busy >= SHRINK_AT) this.limit = Math.max(this.limit >> 1, 1);
+    }
+    this.begin(t);
+  }
+}
