@@ -314,6 +314,7 @@ export const MR_ASYNC = M_RT + 20; // u32: async tasks pinned to this M, awaitin
 export const MR_KILLABLE = M_RT + 24; // u32: the cancellation token of the kill-armed tree whose own code this M runs right now, 0 while it runs the runtime's (bindings/runtime/tasks/kill.ts); the M stores and exchanges it, the main thread claims it by CAS
 /** MR_KILLABLE | KILL_CLAIMED: a kill claimed the thread; it never runs the runtime's code again, and is terminated. Above every token (CANCEL_TOKENS). */
 export const KILL_CLAIMED = 0x10000;
+export const MR_ASYNC_LIMIT = M_RT + 28; // u32: the async tasks in flight this M keeps before it hands its P off (0xffffffff: no limit), for stats (owner only; runtime threads/admit.ts)
 export const MR_TRACE_BUF = M_RT + 32; // u32: address of this M's trace ring (0: tracing off)
 export const MR_TRACE_CAP = M_RT + 36; // u32: events the ring holds at least (a power of two; bindings/runtime/observe/trace.ts packs them in 8-byte slots)
 export const MR_TRACE_POS = M_RT + 40; // u32: slots written so far. Owner thread only, plain: its two writers, the core's tracePut (assembly/trace.ts) and the runtime's TraceWriter, both run on the M's thread and never interleave (one writes inside a core call, the other between calls); readers elsewhere see MR_TRACE_PUB

@@ -4,7 +4,7 @@
 // memory.
 
 import {
-  H_GCAP, H_GMAX, H_NPROCS, HEADER, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED,
+  H_GCAP, H_GMAX, H_NPROCS, HEADER, MR_ASYNC, MR_ASYNC_LIMIT, MR_BLOCKED, MR_CURG, MR_FINISHED, MR_SPAWNED,
   P_COUNTERS, P_GFREE_N, P_RUNNEXT, P_SCHEDTICK, P_STATUS, P_STEAL_FROM_OPS, P_STOLEN_FROM, P_M,
   PC_EXECUTED, PC_GFREE_MOVES, P_FORK_PUSHES, P_FORK_INLINE, PC_GLOBAL_HITS, PC_LOCAL_HITS, PC_OVERFLOWS, PC_PARKS, PC_RUNNEXT_HITS, PC_SPAWNED,
   PC_SPINS, PC_STEAL_MISSES, PC_STEAL_OPS, PC_STOLEN, PC_WAKEUPS, S_COUNTERS, S_GFREE_N, S_NEEDSPINNING,
@@ -107,6 +107,8 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       finished: f64[(b + MR_FINISHED) >>> 3],
       curg: u32[(b + MR_CURG) >>> 2],
       asyncPending: u32[(b + MR_ASYNC) >>> 2],
+      asyncLimit: u32[(b + MR_ASYNC_LIMIT) >>> 2] === 0xffffffff ? Infinity : u32[(b + MR_ASYNC_LIMIT) >>> 2],
+      blocked: u32[(b + MR_BLOCKED) >>> 2] !== 0,
       uptimeMs: t0 === 0 ? 0 : traceClock() - t0,
       idleMs: f64[(b + MR_IDLE_MS) >>> 3],
       yields: f64[(b + MR_YIELDS) >>> 3],

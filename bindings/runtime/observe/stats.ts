@@ -100,6 +100,12 @@ export interface MStats {
   curg: number;
   /** Async tasks pinned to this M, awaiting. */
   asyncPending: number;
+  /** The async tasks in flight it keeps before it leaves queued work to other threads (the
+   *  asyncPerThread option, or where 'auto' has it now; Infinity: no limit). */
+  asyncLimit: number;
+  /** It reached asyncLimit and handed its P off: it takes no new task until one of its tasks
+   *  settles (DESIGN.md "Async tasks: where they start"). */
+  blocked: boolean;
   /** Milliseconds since the slot's latest thread started (0 for M0, and for a slot that never
    *  had one). */
   uptimeMs: number;

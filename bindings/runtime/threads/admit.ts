@@ -21,6 +21,7 @@
 // Who may call: the owning M's thread only.
 
 import { now, unrefTimer } from '../host/platform.js';
+import type { Views } from '../memory/values.js';
 
 /** The most async tasks in flight per thread that 'auto' reaches. */
 export const AUTO_MAX = 256;
@@ -40,11 +41,14 @@ const GROW_AT = 0.25;
 const SHRINK_AT = 0.75;
 
 export class Admission {
-  /** Async tasks (not waiting for a child) this M keeps in flight now. */
-  limit: number;
+  /** Async tasks (not waiting for a child) this M keeps in flight now (set through setLimit). */
+  limit = 1;
   private readonly auto: boolean;
   /** Tells the M that the limit grew while it is blocked (mstate.ts roomCheck). */
   private readonly grew: () => void;
+  /** Where stats read the limit: MR_ASYNC_LIMIT's u32 index in the M's block. */
+  private readonly views: Views;
+  private readonly word: number;
   private timer: ReturnType<typeof setTimeout> | null = null;
   /** When the armed timer is due (now()). */
   private due = 0;
@@ -55,10 +59,17 @@ export class Admission {
   private settleWait = 0;
 
   /** `option`: the asyncPerThread option, a number (fixed) or 'auto' (starting at 1). */
-  constructor(option: number | 'auto', grew: () => void) {
+  constructor(option: number | 'auto', grew: () => void, views: Views, word: number) {
     this.auto = option === 'auto';
-    this.limit = option === 'auto' ? 1 : option;
     this.grew = grew;
+    this.views = views;
+    this.word = word;
+    this.setLimit(option === 'auto' ? 1 : option);
+  }
+
+  private setLimit(n: number): void {
+    this.limit = n;
+    this.views.u32[this.word] = n === Infinity ? 0xffffffff : n; // owner only; stats read it (a snapshot)
   }
 
   /** The M reached its limit and handed its P off: a sample begins ('auto'). */
@@ -110,12 +121,12 @@ export class Admission {
     if (span >= MIN_SAMPLE_MS) {
       const busy = this.held / span;
       if (busy <= GROW_AT && this.limit < AUTO_MAX) {
-        this.limit *= 2;
+        this.setLimit(this.limit * 2);
         this.begin(t);
         this.grew();
         return;
       }
-      if (busy >= SHRINK_AT) this.limit = Math.max(this.limit >> 1, 1);
+      if (busy >= SHRINK_AT) this.setLimit(Math.max(this.limit >> 1, 1));
     }
     this.begin(t);
   }

@@ -13,7 +13,7 @@
 // the core's P-less forms (global queue, global free list).
 
 import {
-  MR_TRACE_BUF, MR_HIST, MR_IDLE_MS, MR_T0, MR_STATE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, MR_BLOCKED, PARK_ROOM, STOP_RETRY,
+  MR_TRACE_BUF, MR_HIST, MR_IDLE_MS, MR_T0, MR_STATE, MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, MR_BLOCKED, MR_ASYNC_LIMIT, PARK_ROOM, STOP_RETRY,
 } from '../../../assembly/shared/layout.js';
 import type { Core } from '../../core/core.js';
 import { TaskContext } from '../tasks/context.js';
@@ -158,7 +158,7 @@ export abstract class MState {
     this.parker = new Parker(this, cfg.mid, cfg.spinLimit, cfg.yieldLimit, cfg.idleTimeout, cfg.ncpu);
     this.ncpu = cfg.ncpu;
     this.minLive = cfg.minLive;
-    this.admit = new Admission(cfg.asyncPerThread, () => this.roomCheck());
+    this.admit = new Admission(cfg.asyncPerThread, () => this.roomCheck(), this.views, (mAddr(this.views, cfg.mid) + MR_ASYNC_LIMIT) >>> 2);
     this.mAddr = mAddr(this.views, cfg.mid);
     this.guard = new KillGuard(this.views, cfg.mid, this, cfg.killClaimed ?? (() => undefined));
     this.trace = this.views.u32[(this.mAddr + MR_TRACE_BUF) >>> 2] !== 0 ? new TraceWriter(this.views, this.mAddr) : null;
