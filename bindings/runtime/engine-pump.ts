@@ -54,18 +54,33 @@ export abstract class EnginePump extends EngineSpawn {
 
   /**
    * After the last root settled: once every task spawned anywhere has finished too (a root may
-   * leave detached children running), the threads stop holding the process. Tasks still running
-   * are looked for again a few ms later (the per-M counters are not announced to this thread, as
-   * in drainThenStop); a new root ends the looking (it holds the process itself).
+   * leave detached children running), and every thread's output has arrived here, the threads
+   * stop holding the process. Tasks still running are looked for again a few ms later (the per-M
+   * counters are not announced to this thread, as in drainThenStop); output in flight is waited
+   * for as it arrives (OutputWatch tells when the last chunk did: DESIGN.md "Task output"); a new
+   * root ends the looking (it holds the process itself).
    */
   protected lookIdle(delay = 1): void {
     if (this.idleLook !== null) { clearTimeout(this.idleLook); this.idleLook = null; }
     if (this.closing !== null || this.closed || this.failure !== null) return;
     if (this.npending !== 0 || this.deferred.length !== 0) return; // the pump runs, and looks again when it ends
-    if (this.allFinished()) { this.alive.release(); return; }
+    if (this.allFinished()) {
+      if (this.output.inFlight()) { this.waitOutput(); return; }
+      this.alive.release();
+      return;
+    }
     // Unref'd: the threads hold the process meanwhile.
     this.idleLook = unrefTimer(setTimeout(() => { this.idleLook = null; this.lookIdle(Math.min(delay * 2, 16)); }, delay));
   }
+
+  /** lookIdle again once every thread's output has arrived (one waiter at a time). */
+  private waitOutput(): void {
+    if (this.outputWait) return;
+    this.outputWait = true;
+    this.output.whenArrived(() => { this.outputWait = false; this.lookIdle(); });
+  }
+
+  private outputWait = false;
 
   protected retryDeferred(): void {
     const list = this.deferred;

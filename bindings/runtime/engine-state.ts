@@ -24,6 +24,7 @@ import { SharedRegistry } from './memory/shared-registry.js';
 import { Sysmon } from './threads/sysmon.js';
 import type { Priority } from './tasks/priority.js';
 import { KeepAlive } from './threads/keepalive.js';
+import { OutputWatch } from './host/stdio.js';
 import { StartM } from './threads/startm.js';
 import { Killer } from './tasks/kill.js';
 
@@ -128,6 +129,8 @@ export abstract class EngineState {
   onThreadError: ((err: Error, failedTasks: number) => void) | null = null;
   /** Whether the threads hold the process (keepalive.ts): while work is pending. */
   protected readonly alive = new KeepAlive(() => this.threads);
+  /** Each live thread's output on its way to this thread (DESIGN.md "Task output"). */
+  protected readonly output = new OutputWatch();
   /** The look for detached tasks still running after the last root settled, when scheduled. */
   protected idleLook: ReturnType<typeof setTimeout> | null = null;
 

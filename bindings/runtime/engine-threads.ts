@@ -9,6 +9,7 @@ import {
   workerExitError, workerLoopError, workerStartError,
 } from './base/errors.js';
 import { isNode, now, startThread, unrefTimer, warn, type ThreadHandle } from './host/platform.js';
+import { OUTPUT_BYTES } from './host/stdio.js';
 import { isEngineMessage, type ToWorker } from './messages.js';
 import { traceClock } from './observe/trace.js';
 import { RootTask } from './tasks/root-task.js';
@@ -55,6 +56,10 @@ export abstract class EngineThreads extends EngineState {
     const t = startThread<ToWorker, unknown>(o.worker ?? WORKER_URL, `stealwork M${i}`, o.thread);
     this.threads[i - 1] = t;
     this.alive.adopt(t);
+    // Its output is counted from the start, and waited for until the thread is gone (its exit
+    // reads every message it posted): DESIGN.md "Task output".
+    const output = new SharedArrayBuffer(OUTPUT_BYTES);
+    if (this.output.track(t, output)) t.onGone(() => this.output.forget(t));
     let exitResolve!: () => void;
     this.exits[i - 1] = new Promise<void>((r) => { exitResolve = r; });
     let gone = false; // this thread's end is handled once (Node reports 'error', then 'exit')
@@ -92,7 +97,7 @@ export abstract class EngineThreads extends EngineState {
     t.post({
       type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
       spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, ncpu: o.ncpu, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, calling: o.calling,
-      idleTimeout: o.idleTimeout, minLive: o.minThreads + o.spareThreads, asyncPerThread: o.asyncPerThread,
+      idleTimeout: o.idleTimeout, minLive: o.minThreads + o.spareThreads, asyncPerThread: o.asyncPerThread, output,
       ...(isNode ? {} : { workerData: o.thread.workerData }), // Node passes it as the Worker's option
     });
     return ready;
@@ -266,6 +271,7 @@ export abstract class EngineThreads extends EngineState {
   protected crash(err: Error): void {
     if (this.failure !== null) return;
     this.failure = err;
+    this.output.wake(); // a close waiting for output goes on to its end
     this.failAll(err);
     for (const d of this.deferred) d.task.settle(false, err);
     this.deferred = [];

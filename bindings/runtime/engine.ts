@@ -169,6 +169,7 @@ export class Engine extends EnginePump {
     this.alive.hold(); // a close in progress holds the process until the threads are gone
     if (force && !this.closed) {
       this.closed = true; // a graceful close still draining sees this and waits for the stop below
+      this.output.wake(); // ... also one waiting for output
       const err = closedForceError();
       this.failAll(err, true); // abandoned on purpose: no unhandledRejection for the unobserved ones
       for (const d of this.deferred) d.task.settle(false, err, true);
@@ -194,6 +195,8 @@ export class Engine extends EnginePump {
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 16);
     }
+    // Then the output the tasks wrote, until it has all arrived here (DESIGN.md "Task output").
+    if (this.failure === null && !this.closed) await new Promise<void>((r) => this.output.whenArrived(r));
     if (this.stopping !== null) return this.stopping; // a forced close overtook this one
     this.closed = true;
     this.stopping = this.stopThreads(1000);

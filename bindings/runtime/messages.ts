@@ -61,6 +61,8 @@ export interface InitMessage {
   calling: TaskCalling;
   /** The threads' workerData, where the platform has no Worker option for it (not Node). */
   workerData?: unknown;
+  /** This thread's output counter (host/stdio.ts, DESIGN.md "Task output"). */
+  output: SharedArrayBuffer;
   /** Set when this thread replaces a crashed one in slot `mid` (DESIGN.md "Crashed workers"). */
   restart?: { resumeP: number; blocked: boolean };
 }

@@ -16,6 +16,7 @@ import { unknownCallingError } from './base/errors.js';
 import { Views } from './memory/values.js';
 import { loadTaskModule } from './host/load.js';
 import { SharedRegistry } from './memory/shared-registry.js';
+import { postOutputAtOnce } from './host/stdio.js';
 import type { TaskFn } from './tasks/taskfn.js';
 
 /** A class (which cannot be called without `new`), told from a function by its source text. */
@@ -86,6 +87,10 @@ async function run(msg: InitMessage): Promise<void> {
   try {
     const core = attachCore(msg.backend, msg.memory, msg.module, true);
     const views = new Views(msg.memory);
+    // What the thread writes on stdout and stderr leaves it at once, so the M may block and the
+    // main thread knows what is on its way (DESIGN.md "Task output"). Before the task module
+    // loads: what it prints at load counts too.
+    postOutputAtOnce(msg.output);
     // What the task module sees as isWorkerThread / workerData (stealwork/piscina reads it
     // when the module imports it, so it is set before the import).
     const mark: WorkerMark = { workerData: 'workerData' in msg ? msg.workerData : nodeWorkerData() };

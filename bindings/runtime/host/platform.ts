@@ -123,6 +123,12 @@ export interface ThreadHandle<Out = unknown, In = unknown> {
   unref(): void;
   /** Keeps the process alive while this thread lives again (Node's `worker.ref()`). */
   ref(): void;
+  /** Calls cb for each chunk of the thread's stdout and stderr that reaches this thread (Node's
+   *  and Bun's streams carry them over a port, host/stdio.ts); false, never calling it, where the
+   *  thread's output does not pass through here (Deno writes it itself; browsers). */
+  onOutput(cb: () => void): boolean;
+  /** Calls cb once the thread has ended, however (after the messages it posted were read). */
+  onGone(cb: () => void): void;
   /** The platform's own Worker object (Node's worker_threads.Worker), for pools that list it. */
   readonly worker: unknown;
 }
@@ -191,6 +197,15 @@ export function startThread<Out, In>(url: URL, name: string, opts: ThreadOptions
       terminate: async () => { exited = true; await w.terminate(); },
       unref: () => w.unref(),
       ref: () => w.ref(),
+      onOutput: (cb) => {
+        if (!isNode) return false; // Deno's worker writes its output itself
+        const out = w as unknown as { stdout?: { on(e: 'data', f: () => void): void } | null; stderr?: { on(e: 'data', f: () => void): void } | null };
+        if (out.stdout == null || out.stderr == null) return false;
+        out.stdout.on('data', cb);
+        out.stderr.on('data', cb);
+        return true;
+      },
+      onGone: (cb) => { w.once('exit', () => cb()); },
     };
   }
   const W = g.Worker!;
@@ -209,6 +224,8 @@ export function startThread<Out, In>(url: URL, name: string, opts: ThreadOptions
     terminate: async () => { done = true; w.terminate(); },
     unref: () => undefined, // a page's Workers end with the page
     ref: () => undefined,
+    onOutput: () => false,
+    onGone: () => undefined,
   };
 }
 
