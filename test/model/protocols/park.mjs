@@ -310,21 +310,6 @@ export async function scenarios(variant, edits) {
   const w2 = await world(variant, edits, [2, 2, 8, 16, 0, 1, 1]);
   const w2t = await world(variant, edits, [2, 3, 8, 16, 0, 2, 1]);
   const w4t = await world(variant, edits, [4, 2, 8, 16, 0, 2, 1]);
-  if (process.env.PARK_EXPLORE) {
-    const b = Number(process.env.PARK_BOUND ?? 2), cap = Number(process.env.PARK_CAP ?? 20000), rnd = Number(process.env.PARK_RANDOM ?? 3000);
-    const o = { bound: b, maxDfs: cap, random: rnd, seed: Number(process.env.PARK_SEED ?? 1) };
-    const w3 = await world(variant, edits, [3, 3, 8, 16, 0, 1, 1]);
-    return [
-      make('E1 2P late spawn', w2, 2, { submit: [1, 2], spawn: { 1: [3] }, async: [1], late: true }, o),
-      make('E2 2P any spawn', w2, 2, { submit: [1, 2], spawn: { 1: [3] }, async: [1] }, o),
-      make('E3 thr2 3M any', w2t, 3, { submit: [1], spawn: { 1: [2, 3] }, async: [1, 2], ncpu: 1 }, o),
-      make('E4 1P both block late', w1, 2, { submit: [1, 2, 3], async: [1, 2], late: true }, o),
-      make('E5 2P 3M pinned any', w2t, 3, { submit: [1, 2, 3], async: [1, 3], pinned: { 2: 1 } }, o),
-      make('E6 2P 2M late both async', w2, 2, { submit: [1, 2, 3, 4], async: [1, 2], late: true }, o),
-      make('E7 3P 3M any spawn', w3, 3, { submit: [1, 2], spawn: { 1: [3], 2: [4] }, async: [1, 2] }, o),
-      make('E8 held P spawns async, late', w2, 2, { submit: [1, 2], from: -1, held: [[0, 0]], spawn: { 1: [3] }, async: [1, 3], late: true }, o),
-    ].filter((sc) => !process.env.PARK_ONLY || sc.name.startsWith(process.env.PARK_ONLY));
-  }
   return [
     // One M; the main thread submits twice: a spinning M's stopM against a submission.
     make('park: one M, two submissions', w2, 1, { submit: [1, 2] }, { bound: 2, maxDfs: 6000, random: 300 }),
@@ -354,5 +339,9 @@ export async function scenarios(variant, edits) {
     make('park: async Gs, an M with a task pinned', w2, 2, { submit: [1, 2, 3], async: [1, 3], pinned: { 1: 1 } },
       { bound: 1, maxDfs: 3000, random: 400 },
       ['wakep passed over an M with async tasks', 'wakep handed a P to an M with async tasks', 'a returning M took a P']),
+    // Two Ps: G1, async, spawns G3 into runnext, which handoffP moves to the global queue while
+    // the other M may steal it; M0 comes back only once every other thread waits.
+    make('park: async G spawning, the M back late', w2, 2, { submit: [1, 2], spawn: { 1: [3] }, async: [1], late: true },
+      { bound: 1, maxDfs: 2000, random: 400 }, ['a blocked M came back late']),
   ];
 }
