@@ -475,6 +475,18 @@ describe('thread failures', () => {
   });
 });
 
+describe('start', () => {
+  test('minThreads threads, with their threadIds, when the constructor returns', () => {
+    const shapes = pools({ minThreads: 2, maxThreads: 3 }).map(({ pool }) => {
+      const threads = pool.threads as Array<{ threadId: number }>;
+      const ids = threads.map((t) => t.threadId);
+      return { n: threads.length, integers: ids.every((id) => Number.isInteger(id) && id > 0), distinct: new Set(ids).size };
+    });
+    expect(shapes[0]).toEqual({ n: 2, integers: true, distinct: 2 });
+    expect(shapes[1]).toEqual(shapes[0]);
+  });
+});
+
 describe('counters', () => {
   test('threads, completed, duration, utilization and the histograms', async () => {
     const [a, b] = await both(async (pool) => {

@@ -15,7 +15,7 @@
  * @module stealwork/piscina
  */
 
-import { engineOf, startResolved, checkTransfer, type Scheduler } from '../runtime/scheduler.js';
+import { engineOf, startResolvedSync, checkTransfer, type Scheduler } from '../runtime/scheduler.js';
 import type { Engine } from '../runtime/engine.js';
 import { resolveOptions, threadOptions } from '../runtime/options.js';
 import { nodeModule } from '../runtime/host/platform.js';
@@ -154,12 +154,11 @@ export class ArrayTaskQueue implements TaskQueue {
 /** piscina's other queue class; the same no-op here. */
 export class FixedQueue extends ArrayTaskQueue {}
 
-/** A started pool: the scheduler, its timing words, the task names its file exports. */
+/** A started pool: the scheduler, its timing words, its file. */
 interface Started {
   sched: Scheduler;
   engine: Engine;
   reader: TimingReader;
-  names: Set<string>;
   filename: string;
 }
 
@@ -216,8 +215,7 @@ declare global {
 export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   readonly #opts: FilledOptions;
   readonly #thread: ReturnType<typeof threadOptions>;
-  /** The pool's start (once a filename is known), and the pool once started. */
-  #start: Promise<Started> | null = null;
+  /** The pool once started (a filename known), or the error that refused its threads. */
   #started: Started | null = null;
   #startError: unknown = null;
   #filename: string | null = null;
@@ -225,9 +223,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   #rawFilename: string | null = null;
   /** A drain check is queued for this turn. */
   #drainQueued = false;
-  /** Runs accepted and not settled; runs waiting for the start. */
+  /** Runs accepted and not settled. */
   #inFlight = 0;
-  #waitingStart = 0;
   readonly #capacity: number;
   #completed = 0;
   readonly #t0 = performance.now();
@@ -240,8 +237,10 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   #histogram: PiscinaHistogram | null = null;
 
   /** Checks the options as piscina does (a TypeError or RangeError with piscina's message)
-   *  and, given a filename, starts the scheduler in the background: runs made meanwhile wait
-   *  for it, and a failed start rejects them (or is an 'error' event when none waits). */
+   *  and, given a filename, starts the scheduler: minThreads threads are in `threads` when it
+   *  returns, and each loads the file as it comes up; runs made meanwhile wait in the
+   *  scheduler's queues for them. A file that fails to load rejects the runs made so far (or is
+   *  an 'error' event when there are none). */
   constructor(options: Options = {}) {
     const opts = nullProto(options);
     super(nullProto(opts as object, { name: 'Piscina' }) as { name: string });
@@ -255,7 +254,9 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     }
   }
 
-  /** Starts the scheduler on `filename`: maxThreads Ps and threads, piscina calling. */
+  /** Starts the scheduler on `filename`: maxThreads Ps, minThreads threads, piscina calling.
+   *  Synchronous (DESIGN.md "A synchronous start"): the threads exist when this returns and a
+   *  run is queued for them at once; each thread loads the file as it comes up. */
   #begin(filename: string): void {
     this.#filename = filename;
     this.#startError = null;
@@ -278,21 +279,29 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     resolved.worker = PISCINA_WORKER;
     // What a task posts on parentPort is the pool's 'message' event, as piscina emits it.
     resolved.onMessage = (message) => this.emit('message', message);
-    const start = startResolved(resolved).then((sched) => {
-      const started: Started = { sched, engine: engineOf(sched), reader: new TimingReader(shared, procs + 1), names: new Set(sched.taskNames), filename };
-      engineOf(sched).onThreadError = (err, failed) => {
-        // piscina: a worker's error with no task to fail is the pool's 'error' event
-        if (failed === 0 && err.cause !== undefined) queueMicrotask(() => this.emit('error', err.cause));
-      };
-      if (this.#start === start) this.#started = started;
-      return started;
-    });
-    this.#start = start;
-    start.catch((e: unknown) => {
-      if (this.#start !== start) return;
+    let sched: Scheduler;
+    try {
+      sched = startResolvedSync(resolved);
+    } catch (e) {
+      // The platform refused a thread: runs reject with the error, or it is the 'error' event.
       this.#startError = e;
-      if (this.#waitingStart === 0 && this.listenerCount('error') > 0) this.emit('error', e);
-    });
+      queueMicrotask(() => { if (this.#startError === e && this.listenerCount('error') > 0) this.emit('error', e); });
+      return;
+    }
+    const engine = engineOf(sched);
+    const started: Started = { sched, engine, reader: new TimingReader(shared, procs + 1), filename };
+    engine.onThreadError = (err, failed) => {
+      // piscina: a worker's error with no task to fail is the pool's 'error' event
+      if (failed === 0 && err.cause !== undefined) queueMicrotask(() => this.emit('error', err.cause));
+    };
+    engine.onStartFailed = (err, failed) => {
+      // A thread could not load the file: the runs made so far reject with the error (the
+      // engine failed them); with none, it is the 'error' event.
+      if (this.#started !== started) return;
+      this.#startError = err;
+      if (failed === 0 && this.listenerCount('error') > 0) this.emit('error', err);
+    };
+    this.#started = started;
   }
 
   /**
@@ -353,7 +362,7 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     if (this.#inFlight >= this.#capacity + this.#opts.maxQueue) {
       return Promise.reject(this.#opts.maxQueue === 0 ? Errors.NoTaskQueueAvailable() : Errors.TaskQueueAtLimit());
     }
-    if (this.#start === null) { this.#begin(filename); this.#rawFilename = filenameIn; }
+    if (this.#filename === null) { this.#begin(filename); this.#rawFilename = filenameIn; }
     else if (filename !== this.#filename) {
       return Promise.reject(oneFileError(this.#filename!, filename));
     }
@@ -371,17 +380,9 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     this.#inFlight++;
     // The signal is listened to from now, as piscina does, even while the pool is starting.
     const bridge = signal === null ? null : bridgeSignal(signal);
-    let p: Promise<unknown>;
-    if (this.#started !== null) {
-      p = this.#spawn(this.#started, name, task, submitted, bridge?.signal, transfer);
-    } else {
-      // Not started yet: the moved buffers leave the caller now, into a private clone.
-      if (transfer.length !== 0) task = structuredClone(task, { transfer });
-      this.#waitingStart++;
-      p = this.#start!.then(
-        (s) => { this.#waitingStart--; return this.#spawn(s, name, task, submitted, bridge?.signal, []); },
-        (e) => { this.#waitingStart--; throw e; });
-    }
+    const p = this.#started !== null
+      ? this.#spawn(this.#started, name, task, submitted, bridge?.signal, transfer)
+      : Promise.reject(this.#startError); // the platform refused the threads
     this.#checkDrain();
     if (bridge === null) return p.then(this.#onResult, this.#onError) as Promise<R>;
     return p.then(
@@ -402,7 +403,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   #spawn(s: Started, name: string, task: unknown, submitted: number | undefined, signal: AbortSignal | undefined, transfer: ArrayBuffer[]): Promise<unknown> {
     if (signal?.aborted === true) return Promise.reject({ code: 'ERR_ABORTED' }); // #mapError: the caller's reason
     if (this.#forced) return Promise.reject(abortError('pool is closed'));
-    if (!s.names.has(name)) return Promise.reject(noHandlerError(s.filename));
+    // Before a thread has loaded the file the name is resolved there (#mapError).
+    if (s.engine.unknownName(name)) return Promise.reject(noHandlerError(s.filename));
     const args = submitted === undefined ? [task] : [task, submitted];
     if (signal === undefined && transfer.length === 0) return s.engine.spawn(name, args).result();
     const sched = s.sched as unknown as { with(o: object): { run(name: string, ...args: unknown[]): Promise<unknown> } };
@@ -415,6 +417,9 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     const err = e as { code?: string; name?: string; reason?: unknown; cause?: unknown };
     if (err === null || typeof err !== 'object') return e;
     if (err.code === 'ERR_ABORTED') return abortError(signal !== null ? signal.reason : err.reason);
+    // A name the file does not export, found by the thread that took the run (a run made before
+    // any thread had loaded the file): what the check in #spawn gives.
+    if (err.code === 'ERR_UNKNOWN_TASK' && err.name === 'StealworkError') return noHandlerError(this.#started?.filename ?? this.#filename ?? '');
     if (err.code === POOL_CLOSED) return abortError('pool is closed');
     if (err.code === 'ERR_CLOSED_FORCE' || err.code === 'ERR_CLOSED') return Errors.ThreadTermination();
     // Its thread was terminated to stop another task, aborted while it ran: piscina's worker
@@ -475,7 +480,6 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     if (force) {
       this.#forced = true;
       this.#started?.reader.markClosed();
-      this.#start?.then((s) => s.reader.markClosed(), () => undefined);
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -497,16 +501,15 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   /** Stops the threads now: every task not finished fails with 'Terminating worker thread'. */
   async destroy(): Promise<void> {
     this.#destroying = true;
-    const start = this.#start;
-    this.#start = null;
+    const s = this.#started;
     this.#started = null;
+    this.#startError = null;
     this.#filename = null;
     this.#rawFilename = null;
-    if (start !== null) {
+    if (s !== null) {
       try {
-        const s = await start;
         await s.sched.close({ force: true });
-      } catch { /* a pool that never started has nothing to stop */ }
+      } catch { /* a pool whose start failed has nothing more to stop */ }
     }
     this.#destroying = false;
     this.#forced = false;
