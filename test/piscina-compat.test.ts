@@ -487,6 +487,30 @@ describe('start', () => {
   });
 });
 
+describe('workerCreate and workerDestroy', () => {
+  test('each start-up thread is announced after the constructor, and each is destroyed once', async () => {
+    const [a, b] = await Promise.all(pools({ minThreads: 2, maxThreads: 2 }).map(async ({ pool }) => {
+      const created: any[] = [];
+      const destroyed: number[] = [];
+      pool.on('workerCreate', (w) => created.push(w));
+      pool.on('workerDestroy', (w) => destroyed.push(w.id)); // piscina gives a new object, on the same worker
+      const ids = (pool.threads as Array<{ threadId: number }>).map((t) => t.threadId).sort();
+      await pool.run(3);
+      const shape = {
+        created: created.length, sameIds: JSON.stringify(created.map((w) => w.id).sort()) === JSON.stringify(ids),
+        keys: Object.keys(created[0]).sort(), usage: created.map((w) => typeof w.currentUsage), destroyedBefore: created.some((w) => w.destroyed),
+      };
+      await pool.destroy();
+      return {
+        ...shape, destroyed: destroyed.length, same: JSON.stringify(destroyed.sort()) === JSON.stringify(ids),
+        destroyedAfter: created.every((w) => w.destroyed),
+      };
+    }));
+    expect(a).toMatchObject({ created: 2, sameIds: true, destroyedBefore: false, destroyed: 2, same: true, destroyedAfter: true });
+    expect(b).toEqual(a);
+  });
+});
+
 describe('counters', () => {
   test('threads, completed, duration, utilization and the histograms', async () => {
     const [a, b] = await both(async (pool) => {

@@ -75,6 +75,22 @@ export interface PoolThread {
   off(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
+/** What 'workerCreate' and 'workerDestroy' give: piscina's worker interface. */
+export interface PiscinaWorker {
+  /** The thread's id: `worker_threads.threadId` inside it. */
+  readonly id: number;
+  /** The tasks it has in progress now: the one it runs and its async ones awaiting. */
+  readonly currentUsage: number;
+  /** Always false here: a run with a signal is not tied to a thread until it starts. */
+  readonly isRunningAbortableTask: boolean;
+  /** Always null: per-thread histograms (piscina's `workerHistogram`) are not kept. */
+  readonly histogram: null;
+  /** Always false: a thread here ends at once. */
+  readonly terminating: boolean;
+  /** True once the thread left the pool ('workerDestroy'). */
+  readonly destroyed: boolean;
+}
+
 /** The piscina release whose API this entry follows, and which test/piscina-compat.test.ts
  *  runs beside it: what `Piscina.version` says, for code that checks piscina's version. */
 const PISCINA_VERSION = '5.3.2';
@@ -235,6 +251,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   #forced = false;
   #idleWaiters: Array<() => void> = [];
   #histogram: PiscinaHistogram | null = null;
+  /** Each live thread's PiscinaWorker, by its Worker (once 'workerCreate' was emitted). */
+  readonly #workers = new Map<unknown, { info: PiscinaWorker; gone: () => void }>();
 
   /** Checks the options as piscina does (a TypeError or RangeError with piscina's message)
    *  and, given a filename, starts the scheduler: minThreads threads are in `threads` when it
@@ -279,6 +297,11 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     resolved.worker = PISCINA_WORKER;
     // What a task posts on parentPort is the pool's 'message' event, as piscina emits it.
     resolved.onMessage = (message) => this.emit('message', message);
+    // piscina's 'workerCreate' when a thread is ready (the start-up ones: below), and
+    // 'workerDestroy' when it is gone.
+    let engineRef: Engine | null = null;
+    resolved.onThreadUp = (w) => { if (engineRef !== null) this.#workerUp(engineRef, w); };
+    resolved.onThreadGone = (w) => this.#workerGone(w);
     let sched: Scheduler;
     try {
       sched = startResolvedSync(resolved);
@@ -289,6 +312,11 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
       return;
     }
     const engine = engineOf(sched);
+    engineRef = engine;
+    // piscina marks its first workers ready at once and announces them in a microtask, so a
+    // listener added right after the constructor hears them.
+    const first = engine.workers;
+    queueMicrotask(() => { for (const w of first) if (engine.workers.includes(w)) this.#workerUp(engine, w); });
     const started: Started = { sched, engine, reader: new TimingReader(shared, procs + 1), filename };
     engine.onThreadError = (err, failed) => {
       // piscina: a worker's error with no task to fail is the pool's 'error' event
@@ -302,6 +330,33 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
       if (failed === 0 && this.listenerCount('error') > 0) this.emit('error', err);
     };
     this.#started = started;
+  }
+
+  /** Thread `w` joined the pool: 'workerCreate', once per thread. */
+  #workerUp(engine: Engine, w: unknown): void {
+    if (this.#workers.has(w)) return;
+    let destroyed = false;
+    const id = (w as { threadId: number }).threadId; // a Worker's threadId is -1 once it exited
+    const info: PiscinaWorker = {
+      id,
+      get currentUsage() { return destroyed ? 0 : engine.threadUsage(w); },
+      isRunningAbortableTask: false,
+      histogram: null,
+      terminating: false,
+      get destroyed() { return destroyed; },
+    };
+    this.#workers.set(w, { info, gone: () => { destroyed = true; } });
+    this.emit('workerCreate', info);
+  }
+
+  /** Thread `w` left the pool: 'workerDestroy' with the object its 'workerCreate' gave. A
+   *  thread that never joined (its start failed after the constructor) gives none. */
+  #workerGone(w: unknown): void {
+    const entry = this.#workers.get(w);
+    if (entry === undefined) return;
+    this.#workers.delete(w);
+    entry.gone();
+    this.emit('workerDestroy', entry.info);
   }
 
   /**

@@ -128,7 +128,7 @@ export abstract class EngineThreads extends EngineState {
         // Not the engine's: the thread's own code posted it (messages.ts).
         if (!isEngineMessage(msg)) { o.onMessage?.(msg); return; }
         switch (msg.type) {
-          case 'stealwork:ready': isReady = true; resolve(msg.names); break;
+          case 'stealwork:ready': isReady = true; o.onThreadUp?.(t.worker); resolve(msg.names); break;
           case 'stealwork:error':
             // After the handshake the M loop itself failed (not a task): the scheduler's state is
             // suspect; fail fast.
@@ -157,6 +157,8 @@ export abstract class EngineThreads extends EngineState {
     const sc = this.atOnce ? syncChannel() : null;
     this.sharePorts[i - 1] = sc;
     if (sc !== null) t.onGone(() => sc.close());
+    const onGone = o.onThreadGone;
+    if (onGone !== null) t.onGone(() => onGone(t.worker));
     t.post({
       type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
       spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, ncpu: o.ncpu, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, calling: o.calling,

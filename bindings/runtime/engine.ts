@@ -9,7 +9,7 @@
 // engine-threads.ts, engine-spawn.ts, engine-pump.ts).
 
 import {
-  MR_FINISHED, MR_SPAWNED, FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT,
+  MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT,
   ORDER_ROUND_ROBIN, ORDER_RANDOM, G_SIZE, PAGE,
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, loadCoreModuleSync } from '../core/index.js';
@@ -167,6 +167,16 @@ export class Engine extends EnginePump {
     const out: unknown[] = [];
     for (const t of this.threads) if (t !== null) out.push(t.worker);
     return out;
+  }
+
+  /** The tasks the thread of `worker` has in progress now: the one it runs (MR_CURG) and its
+   *  async ones awaiting (MR_ASYNC); 0 for a thread no longer in the scheduler. A snapshot. */
+  threadUsage(worker: unknown): number {
+    const i = this.threads.findIndex((t) => t !== null && t.worker === worker);
+    if (i < 0) return 0;
+    const a = mAddr(this.views, i + 1);
+    const u32 = this.views.u32;
+    return (Atomics.load(u32, (a + MR_CURG) >>> 2) !== 0 ? 1 : 0) + Atomics.load(u32, (a + MR_ASYNC) >>> 2); // pairs with the M's stores
   }
 
   /** Threads running now (each worker M slot that has one). */
