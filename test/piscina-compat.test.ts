@@ -475,6 +475,42 @@ describe('thread failures', () => {
   });
 });
 
+describe('start', () => {
+  test('minThreads threads, with their threadIds, when the constructor returns', () => {
+    const shapes = pools({ minThreads: 2, maxThreads: 3 }).map(({ pool }) => {
+      const threads = pool.threads as Array<{ threadId: number }>;
+      const ids = threads.map((t) => t.threadId);
+      return { n: threads.length, integers: ids.every((id) => Number.isInteger(id) && id > 0), distinct: new Set(ids).size };
+    });
+    expect(shapes[0]).toEqual({ n: 2, integers: true, distinct: 2 });
+    expect(shapes[1]).toEqual(shapes[0]);
+  });
+});
+
+describe('workerCreate and workerDestroy', () => {
+  test('each start-up thread is announced after the constructor, and each is destroyed once', async () => {
+    const [a, b] = await Promise.all(pools({ minThreads: 2, maxThreads: 2 }).map(async ({ pool }) => {
+      const created: any[] = [];
+      const destroyed: number[] = [];
+      pool.on('workerCreate', (w) => created.push(w));
+      pool.on('workerDestroy', (w) => destroyed.push(w.id)); // piscina gives a new object, on the same worker
+      const ids = (pool.threads as Array<{ threadId: number }>).map((t) => t.threadId).sort();
+      await pool.run(3);
+      const shape = {
+        created: created.length, sameIds: JSON.stringify(created.map((w) => w.id).sort()) === JSON.stringify(ids),
+        keys: Object.keys(created[0]).sort(), usage: created.map((w) => typeof w.currentUsage), destroyedBefore: created.some((w) => w.destroyed),
+      };
+      await pool.destroy();
+      return {
+        ...shape, destroyed: destroyed.length, same: JSON.stringify(destroyed.sort()) === JSON.stringify(ids),
+        destroyedAfter: created.every((w) => w.destroyed),
+      };
+    }));
+    expect(a).toMatchObject({ created: 2, sameIds: true, destroyedBefore: false, destroyed: 2, same: true, destroyedAfter: true });
+    expect(b).toEqual(a);
+  });
+});
+
 describe('counters', () => {
   test('threads, completed, duration, utilization and the histograms', async () => {
     const [a, b] = await both(async (pool) => {

@@ -2,12 +2,12 @@
 // Re-exports only, plus the one function that picks a backend.
 
 import type { Backend, Core } from './core.js';
-import { instantiateWasmCore, compileCoreModule, createMemory } from './wasm.js';
+import { instantiateWasmCore, compileCoreModule, compileCoreModuleSync, createMemory } from './wasm.js';
 import { createTsCore } from './ts/index.js';
 
 export type { Backend, Core } from './core.js';
 export { Stop } from './core.js';
-export { compileCoreModule, createMemory } from './wasm.js';
+export { compileCoreModule, compileCoreModuleSync, createMemory } from './wasm.js';
 export { createTsCore } from './ts/index.js';
 /** Where the slots of an M's trace ring begin: part of the ring's layout (TR_*), which the
  *  runtime's writer and export share with both cores (the Wasm core inlines the same rule). */
@@ -25,6 +25,12 @@ export function attachCore(backend: Backend, memory: WebAssembly.Memory,
     return instantiateWasmCore(module, memory, canBlock);
   }
   return createTsCore(memory, canBlock);
+}
+
+/** loadCoreModule, synchronously (Engine.startSync). Any thread where the platform compiles
+ *  synchronously. */
+export function loadCoreModuleSync(backend: Backend, debug = false): WebAssembly.Module | null {
+  return backend === 'wasm' ? compileCoreModuleSync(debug) : null;
 }
 
 /** Compiles the core module when the backend needs one. Any thread. */

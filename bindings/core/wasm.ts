@@ -14,6 +14,8 @@ export const WASM_MIN_PAGES = 2;
 export const WASM_MAX_PAGES = 65536;
 
 const modules: { release?: Promise<WebAssembly.Module>; debug?: Promise<WebAssembly.Module> } = {};
+/** The same modules once compiled synchronously (compileCoreModuleSync). */
+const compiled: { release?: WebAssembly.Module; debug?: WebAssembly.Module } = {};
 
 /** Decodes base64 to bytes with `atob`, which every runtime the package supports has (Node
  *  >= 16, Deno, Bun, browsers). A hand-written decoder was no faster for the one call per
@@ -37,6 +39,23 @@ export function compileCoreModule(debug = false): Promise<WebAssembly.Module> {
     avoidLiftoffAtomicsBug();
     module = WebAssembly.compile(decodeBase64(debug ? DEBUG_WASM_BASE64 : RELEASE_WASM_BASE64));
     modules[key] = module;
+  }
+  return module;
+}
+
+/**
+ * compileCoreModule, synchronously (`new WebAssembly.Module`): for a start that must finish in
+ * the caller's turn (Node, Deno, Bun; a browser's main thread refuses to compile a module this
+ * size synchronously). Compiled once per flavour; the asynchronous form then shares it.
+ */
+export function compileCoreModuleSync(debug = false): WebAssembly.Module {
+  const key = debug ? 'debug' : 'release';
+  let module = compiled[key];
+  if (module === undefined) {
+    avoidLiftoffAtomicsBug();
+    module = new WebAssembly.Module(decodeBase64(debug ? DEBUG_WASM_BASE64 : RELEASE_WASM_BASE64));
+    compiled[key] = module;
+    modules[key] ??= Promise.resolve(module);
   }
   return module;
 }

@@ -9,7 +9,6 @@
 /**
  * The pool's events and their listeners' arguments. `error` and `message` carry `any`, as
  * piscina's own types give them, so a listener written against piscina compiles here.
- * `workerCreate` and `workerDestroy` are never emitted (docs/piscina.md).
  */
 export interface PiscinaEvents {
   /** The runs in flight fell below the capacity (maxThreads x concurrentTasksPerWorker) after
@@ -26,10 +25,12 @@ export interface PiscinaEvents {
   error: [error: any];
   /** A value a task posted with `parentPort.postMessage`, in each thread's order. */
   message: [message: any];
-  /** Never emitted (piscina emits it for each new worker); declared so piscina's listeners
-   *  compile. */
+  /** A thread joined the pool: the start-up ones in a microtask after the constructor (so a
+   *  listener added right after it hears them), a later one once it loaded the file; as piscina
+   *  emits it. The worker is piscina's worker interface (`id` is the thread's threadId). */
   workerCreate: [worker: any];
-  /** Never emitted (piscina emits it for each ended worker); declared as `workerCreate` is. */
+  /** A thread left the pool (idle, crashed, terminated for an abort, or stopped by close or
+   *  destroy), with the object its 'workerCreate' gave, `destroyed` now true. */
   workerDestroy: [worker: any];
 }
 

@@ -15,7 +15,7 @@
  * @module stealwork/piscina
  */
 
-import { engineOf, startResolved, checkTransfer, type Scheduler } from '../runtime/scheduler.js';
+import { engineOf, startResolvedSync, checkTransfer, type Scheduler } from '../runtime/scheduler.js';
 import type { Engine } from '../runtime/engine.js';
 import { resolveOptions, threadOptions } from '../runtime/options.js';
 import { nodeModule } from '../runtime/host/platform.js';
@@ -73,6 +73,22 @@ export interface PoolThread {
   once(event: string | symbol, listener: (...args: any[]) => void): this;
   /** Removes a listener `on` or `once` added. */
   off(event: string | symbol, listener: (...args: any[]) => void): this;
+}
+
+/** What 'workerCreate' and 'workerDestroy' give: piscina's worker interface. */
+export interface PiscinaWorker {
+  /** The thread's id: `worker_threads.threadId` inside it. */
+  readonly id: number;
+  /** The tasks it has in progress now: the one it runs and its async ones awaiting. */
+  readonly currentUsage: number;
+  /** Always false here: a run with a signal is not tied to a thread until it starts. */
+  readonly isRunningAbortableTask: boolean;
+  /** Always null: per-thread histograms (piscina's `workerHistogram`) are not kept. */
+  readonly histogram: null;
+  /** Always false: a thread here ends at once. */
+  readonly terminating: boolean;
+  /** True once the thread left the pool ('workerDestroy'). */
+  readonly destroyed: boolean;
 }
 
 /** The piscina release whose API this entry follows, and which test/piscina-compat.test.ts
@@ -154,12 +170,11 @@ export class ArrayTaskQueue implements TaskQueue {
 /** piscina's other queue class; the same no-op here. */
 export class FixedQueue extends ArrayTaskQueue {}
 
-/** A started pool: the scheduler, its timing words, the task names its file exports. */
+/** A started pool: the scheduler, its timing words, its file. */
 interface Started {
   sched: Scheduler;
   engine: Engine;
   reader: TimingReader;
-  names: Set<string>;
   filename: string;
 }
 
@@ -216,8 +231,7 @@ declare global {
 export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   readonly #opts: FilledOptions;
   readonly #thread: ReturnType<typeof threadOptions>;
-  /** The pool's start (once a filename is known), and the pool once started. */
-  #start: Promise<Started> | null = null;
+  /** The pool once started (a filename known), or the error that refused its threads. */
   #started: Started | null = null;
   #startError: unknown = null;
   #filename: string | null = null;
@@ -225,9 +239,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   #rawFilename: string | null = null;
   /** A drain check is queued for this turn. */
   #drainQueued = false;
-  /** Runs accepted and not settled; runs waiting for the start. */
+  /** Runs accepted and not settled. */
   #inFlight = 0;
-  #waitingStart = 0;
   readonly #capacity: number;
   #completed = 0;
   readonly #t0 = performance.now();
@@ -238,10 +251,14 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   #forced = false;
   #idleWaiters: Array<() => void> = [];
   #histogram: PiscinaHistogram | null = null;
+  /** Each live thread's PiscinaWorker, by its Worker (once 'workerCreate' was emitted). */
+  readonly #workers = new Map<unknown, { info: PiscinaWorker; gone: () => void }>();
 
   /** Checks the options as piscina does (a TypeError or RangeError with piscina's message)
-   *  and, given a filename, starts the scheduler in the background: runs made meanwhile wait
-   *  for it, and a failed start rejects them (or is an 'error' event when none waits). */
+   *  and, given a filename, starts the scheduler: minThreads threads are in `threads` when it
+   *  returns, and each loads the file as it comes up; runs made meanwhile wait in the
+   *  scheduler's queues for them. A file that fails to load rejects the runs made so far (or is
+   *  an 'error' event when there are none). */
   constructor(options: Options = {}) {
     const opts = nullProto(options);
     super(nullProto(opts as object, { name: 'Piscina' }) as { name: string });
@@ -255,7 +272,9 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     }
   }
 
-  /** Starts the scheduler on `filename`: maxThreads Ps and threads, piscina calling. */
+  /** Starts the scheduler on `filename`: maxThreads Ps, minThreads threads, piscina calling.
+   *  Synchronous (DESIGN.md "A synchronous start"): the threads exist when this returns and a
+   *  run is queued for them at once; each thread loads the file as it comes up. */
   #begin(filename: string): void {
     this.#filename = filename;
     this.#startError = null;
@@ -278,21 +297,66 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     resolved.worker = PISCINA_WORKER;
     // What a task posts on parentPort is the pool's 'message' event, as piscina emits it.
     resolved.onMessage = (message) => this.emit('message', message);
-    const start = startResolved(resolved).then((sched) => {
-      const started: Started = { sched, engine: engineOf(sched), reader: new TimingReader(shared, procs + 1), names: new Set(sched.taskNames), filename };
-      engineOf(sched).onThreadError = (err, failed) => {
-        // piscina: a worker's error with no task to fail is the pool's 'error' event
-        if (failed === 0 && err.cause !== undefined) queueMicrotask(() => this.emit('error', err.cause));
-      };
-      if (this.#start === start) this.#started = started;
-      return started;
-    });
-    this.#start = start;
-    start.catch((e: unknown) => {
-      if (this.#start !== start) return;
+    // piscina's 'workerCreate' when a thread is ready (the start-up ones: below), and
+    // 'workerDestroy' when it is gone.
+    let engineRef: Engine | null = null;
+    resolved.onThreadUp = (w) => { if (engineRef !== null) this.#workerUp(engineRef, w); };
+    resolved.onThreadGone = (w) => this.#workerGone(w);
+    let sched: Scheduler;
+    try {
+      sched = startResolvedSync(resolved);
+    } catch (e) {
+      // The platform refused a thread: runs reject with the error, or it is the 'error' event.
       this.#startError = e;
-      if (this.#waitingStart === 0 && this.listenerCount('error') > 0) this.emit('error', e);
-    });
+      queueMicrotask(() => { if (this.#startError === e && this.listenerCount('error') > 0) this.emit('error', e); });
+      return;
+    }
+    const engine = engineOf(sched);
+    engineRef = engine;
+    // piscina marks its first workers ready at once and announces them in a microtask, so a
+    // listener added right after the constructor hears them.
+    const first = engine.workers;
+    queueMicrotask(() => { for (const w of first) if (engine.workers.includes(w)) this.#workerUp(engine, w); });
+    const started: Started = { sched, engine, reader: new TimingReader(shared, procs + 1), filename };
+    engine.onThreadError = (err, failed) => {
+      // piscina: a worker's error with no task to fail is the pool's 'error' event
+      if (failed === 0 && err.cause !== undefined) queueMicrotask(() => this.emit('error', err.cause));
+    };
+    engine.onStartFailed = (err, failed) => {
+      // A thread could not load the file: the runs made so far reject with the error (the
+      // engine failed them); with none, it is the 'error' event.
+      if (this.#started !== started) return;
+      this.#startError = err;
+      if (failed === 0 && this.listenerCount('error') > 0) this.emit('error', err);
+    };
+    this.#started = started;
+  }
+
+  /** Thread `w` joined the pool: 'workerCreate', once per thread. */
+  #workerUp(engine: Engine, w: unknown): void {
+    if (this.#workers.has(w)) return;
+    let destroyed = false;
+    const id = (w as { threadId: number }).threadId; // a Worker's threadId is -1 once it exited
+    const info: PiscinaWorker = {
+      id,
+      get currentUsage() { return destroyed ? 0 : engine.threadUsage(w); },
+      isRunningAbortableTask: false,
+      histogram: null,
+      terminating: false,
+      get destroyed() { return destroyed; },
+    };
+    this.#workers.set(w, { info, gone: () => { destroyed = true; } });
+    this.emit('workerCreate', info);
+  }
+
+  /** Thread `w` left the pool: 'workerDestroy' with the object its 'workerCreate' gave. A
+   *  thread that never joined (its start failed after the constructor) gives none. */
+  #workerGone(w: unknown): void {
+    const entry = this.#workers.get(w);
+    if (entry === undefined) return;
+    this.#workers.delete(w);
+    entry.gone();
+    this.emit('workerDestroy', entry.info);
   }
 
   /**
@@ -353,7 +417,7 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     if (this.#inFlight >= this.#capacity + this.#opts.maxQueue) {
       return Promise.reject(this.#opts.maxQueue === 0 ? Errors.NoTaskQueueAvailable() : Errors.TaskQueueAtLimit());
     }
-    if (this.#start === null) { this.#begin(filename); this.#rawFilename = filenameIn; }
+    if (this.#filename === null) { this.#begin(filename); this.#rawFilename = filenameIn; }
     else if (filename !== this.#filename) {
       return Promise.reject(oneFileError(this.#filename!, filename));
     }
@@ -371,17 +435,9 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     this.#inFlight++;
     // The signal is listened to from now, as piscina does, even while the pool is starting.
     const bridge = signal === null ? null : bridgeSignal(signal);
-    let p: Promise<unknown>;
-    if (this.#started !== null) {
-      p = this.#spawn(this.#started, name, task, submitted, bridge?.signal, transfer);
-    } else {
-      // Not started yet: the moved buffers leave the caller now, into a private clone.
-      if (transfer.length !== 0) task = structuredClone(task, { transfer });
-      this.#waitingStart++;
-      p = this.#start!.then(
-        (s) => { this.#waitingStart--; return this.#spawn(s, name, task, submitted, bridge?.signal, []); },
-        (e) => { this.#waitingStart--; throw e; });
-    }
+    const p = this.#started !== null
+      ? this.#spawn(this.#started, name, task, submitted, bridge?.signal, transfer)
+      : Promise.reject(this.#startError); // the platform refused the threads
     this.#checkDrain();
     if (bridge === null) return p.then(this.#onResult, this.#onError) as Promise<R>;
     return p.then(
@@ -402,7 +458,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   #spawn(s: Started, name: string, task: unknown, submitted: number | undefined, signal: AbortSignal | undefined, transfer: ArrayBuffer[]): Promise<unknown> {
     if (signal?.aborted === true) return Promise.reject({ code: 'ERR_ABORTED' }); // #mapError: the caller's reason
     if (this.#forced) return Promise.reject(abortError('pool is closed'));
-    if (!s.names.has(name)) return Promise.reject(noHandlerError(s.filename));
+    // Before a thread has loaded the file the name is resolved there (#mapError).
+    if (s.engine.unknownName(name)) return Promise.reject(noHandlerError(s.filename));
     const args = submitted === undefined ? [task] : [task, submitted];
     if (signal === undefined && transfer.length === 0) return s.engine.spawn(name, args).result();
     const sched = s.sched as unknown as { with(o: object): { run(name: string, ...args: unknown[]): Promise<unknown> } };
@@ -415,6 +472,9 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     const err = e as { code?: string; name?: string; reason?: unknown; cause?: unknown };
     if (err === null || typeof err !== 'object') return e;
     if (err.code === 'ERR_ABORTED') return abortError(signal !== null ? signal.reason : err.reason);
+    // A name the file does not export, found by the thread that took the run (a run made before
+    // any thread had loaded the file): what the check in #spawn gives.
+    if (err.code === 'ERR_UNKNOWN_TASK' && err.name === 'StealworkError') return noHandlerError(this.#started?.filename ?? this.#filename ?? '');
     if (err.code === POOL_CLOSED) return abortError('pool is closed');
     if (err.code === 'ERR_CLOSED_FORCE' || err.code === 'ERR_CLOSED') return Errors.ThreadTermination();
     // Its thread was terminated to stop another task, aborted while it ran: piscina's worker
@@ -475,7 +535,6 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     if (force) {
       this.#forced = true;
       this.#started?.reader.markClosed();
-      this.#start?.then((s) => s.reader.markClosed(), () => undefined);
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -497,16 +556,15 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
   /** Stops the threads now: every task not finished fails with 'Terminating worker thread'. */
   async destroy(): Promise<void> {
     this.#destroying = true;
-    const start = this.#start;
-    this.#start = null;
+    const s = this.#started;
     this.#started = null;
+    this.#startError = null;
     this.#filename = null;
     this.#rawFilename = null;
-    if (start !== null) {
+    if (s !== null) {
       try {
-        const s = await start;
         await s.sched.close({ force: true });
-      } catch { /* a pool that never started has nothing to stop */ }
+      } catch { /* a pool whose start failed has nothing more to stop */ }
     }
     this.#destroying = false;
     this.#forced = false;

@@ -14,6 +14,7 @@ import { LATENCY_SAMPLE } from './observe/latency.js';
 import { TASK_PENDING } from './tasks/task.js';
 import { RootTask } from './tasks/root-task.js';
 import { wakeForMessage } from './sleep/park.js';
+import { FN_NAMED } from './memory/gslots.js';
 import { priorityClass } from './tasks/priority.js';
 import { rootAwaited } from './tasks/join.js';
 import { longTimeout } from './host/timer.js';
@@ -39,8 +40,15 @@ export abstract class EngineSpawn extends EngineThreads {
     const t = new RootTask<unknown>(String(name));
     if (this.closed || this.closing) { t.settle(false, closedError(`spawn('${name}')`)); return t; }
     if (this.failure !== null) { t.settle(false, this.failure); return t; }
-    const id = this.ids.get(name);
-    if (id === undefined) { t.settle(false, unknownTaskError(name, this.names)); return t; }
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      if (this.namesKnown) { t.settle(false, unknownTaskError(name, this.names)); return t; }
+      // Started synchronously and no thread has said its task names yet (DESIGN.md "A
+      // synchronous start"): a name goes in the G for the thread that runs it to resolve; a
+      // name that is not a string waits here for the names, to fail as it would then.
+      if (typeof name !== 'string') { this.unnamed.push({ task: t, name }); return t; }
+      id = FN_NAMED;
+    }
     let token = 0;
     let cls = PRIO_NORMAL;
     if (opts !== null) {
@@ -119,6 +127,14 @@ export abstract class EngineSpawn extends EngineThreads {
     this.shared.usedMax = -1;
     try {
       this.gs.init(g, a, id, args, t.name);
+      if (id === FN_NAMED) {
+        try {
+          this.gs.setName(a, t.name, t.name);
+        } catch (e) {
+          this.gs.takeArgs(a, []);
+          throw e;
+        }
+      }
     } catch (e) {
       core.gfPut(-1, g);
       this.cleanup(t);
@@ -137,13 +153,24 @@ export abstract class EngineSpawn extends EngineThreads {
     this.alive.hold(); // a root is pending: the threads hold the process until nothing is
     this.views.f64[(this.mAddr0 + MR_SPAWNED) >>> 3] = ++this.spawned;
     if (this.shared.unsent.length !== 0) this.sharesDelivered = this.deliverShares();
-    if (this.shared.usedMax >= this.sharesAcked) {
+    if (this.shared.usedMax >= this.sharesAcked) { // never with atOnce: deliverShares counts them acknowledged
       // The arguments hold a shared buffer some worker may not have yet: every worker must hold
       // it before any may decode this G.
       this.sharesDelivered.then(() => { if (!this.closed) { core.ready(-1, g, 0); this.startm.look(); } }, (e) => this.crash(e as Error));
     } else if (cls !== PRIO_NORMAL) {
       core.ready(-1, g, 0); // straight to its class queue: the batch is for the global queue
       this.startm.look();
+    } else if (this.atOnce) {
+      // A synchronous start's spawn: on the global queue now, with a wakep, so a thread takes it
+      // while this thread blocks (DESIGN.md "A synchronous start"); startm's look and the pump
+      // once per turn.
+      this.gs.setSchedlink(a, 0);
+      if (this.opts.debug) core.gSetStatus(g, G_DEAD, G_RUNNABLE);
+      else Atomics.store(this.views.u32, a >>> 2, G_RUNNABLE); // G_STATUS: as flush
+      core.globrunqPutBatch(g, g, 1);
+      core.wakep();
+      if (!this.turnQueued) { this.turnQueued = true; queueMicrotask(this.afterTurn); }
+      return;
     } else {
       this.batch.push(g);
       if (this.batch.length === 1) queueMicrotask(this.flush);
@@ -152,6 +179,15 @@ export abstract class EngineSpawn extends EngineThreads {
     }
     this.pump();
   }
+
+  /** A root spawned at once this turn (atOnce) has its startm look and pump queued. */
+  protected turnQueued = false;
+  protected readonly afterTurn = (): void => {
+    this.turnQueued = false;
+    if (this.closed) return;
+    this.startm.look();
+    this.pump();
+  };
 
   /** Puts the Gs spawned since the last flush on the global queue in one batch, then wakep. */
   protected readonly flush = (): void => {
@@ -179,6 +215,13 @@ export abstract class EngineSpawn extends EngineThreads {
   protected deliverShares(): Promise<void> {
     const batch = this.shared.unsent.splice(0);
     const last = batch[batch.length - 1].id;
+    if (this.atOnce) {
+      // Each thread takes them from its port when a value names one (worker.ts): the task that
+      // carries them may run at once (DESIGN.md "A synchronous start").
+      this.threads.forEach((t, i) => { if (t !== null) this.sharePorts[i]?.send({ shares: batch }); });
+      this.sharesAcked = Math.max(this.sharesAcked, last + 1);
+      return this.sharesDelivered;
+    }
     Atomics.store(this.views.i32, S_RT_SHARES >>> 2, last + 1); // pairs with the Ms' loads between tasks (m.ts schedule) and in receiveShares
     const acks: Array<Promise<void>> = [];
     this.threads.forEach((t, i) => {

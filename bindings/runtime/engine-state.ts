@@ -62,6 +62,19 @@ export abstract class EngineState {
   readonly shared: SharedRegistry;
   names: string[] = [];
   protected ids = new Map<string, number>();
+  /** True once a thread said the task names (at once for Scheduler.start, which waits for the
+   *  handshakes; at the first handshake for a synchronous start). */
+  protected namesKnown = false;
+  /** Root spawns go on the global queue one by one, each with a wakep, before spawn returns
+   *  (a synchronous start), rather than together at the end of the turn (DESIGN.md "Root
+   *  tasks", "A synchronous start"). */
+  protected atOnce = false;
+  /** With atOnce, each slot's channel for shared buffers, which its thread reads without a turn
+   *  of its event loop. */
+  protected sharePorts: Array<{ send(msg: unknown): void; close(): void } | null> = [];
+  /** Root spawns whose name is not a string, made before the names were known: they fail when
+   *  the names are known, as such a spawn fails then (engine-threads.ts). */
+  protected unnamed: Array<{ task: RootTask<unknown>; name: unknown }> = [];
   /** Each worker M slot's thread (slot i at i - 1); null while the slot has none (not started,
    *  or idled out: DESIGN.md "Threads that come and go"). */
   protected threads: Array<ThreadHandle<ToWorker, unknown> | null> = [];
@@ -127,6 +140,9 @@ export abstract class EngineState {
   /** Told when a thread died outside close and was replaced, with the number of tasks that
    *  failed with it (the stealwork/piscina entry's 'error' event). */
   onThreadError: ((err: Error, failedTasks: number) => void) | null = null;
+  /** Told when a synchronous start failed (a thread's handshake), with the number of tasks
+   *  that failed with it (the stealwork/piscina entry's 'error' event when none did). */
+  onStartFailed: ((err: Error, failedTasks: number) => void) | null = null;
   /** Whether the threads hold the process (keepalive.ts): while work is pending. */
   protected readonly alive = new KeepAlive(() => this.threads);
   /** Each live thread's output on its way to this thread (DESIGN.md "Task output"). */
@@ -148,6 +164,12 @@ export abstract class EngineState {
     this.sysmon = new Sysmon(this.views, core, this.nms - 1, opts.spareThreads, opts.handoffAfterMs, now, opts.ncpu);
     this.startm = new StartM(this.views, core, opts.maxProcs, (n) => this.growM(n),
       () => this.npending !== 0 || this.deferred.length !== 0 || !this.allFinished());
+  }
+
+  /** True when the task names are known and `name` is not one of them (false while unknown:
+   *  a spawn by that name is resolved by the thread that runs it). */
+  unknownName(name: string): boolean {
+    return this.namesKnown && !this.ids.has(name);
   }
 
   // ---- Defined by the classes above (the constructor's helpers call them) ----

@@ -5,10 +5,10 @@
 // Main thread only.
 
 import {
-  closedError, describeRefusal, killReason, threadsRefusedError, replacementFailedError, taskModuleMismatchError, threadStartError, uncaughtError, workerCrashedError,
+  closedError, describeRefusal, unknownTaskError, killReason, threadsRefusedError, replacementFailedError, taskModuleMismatchError, threadStartError, uncaughtError, workerCrashedError,
   workerExitError, workerLoopError, workerStartError,
 } from './base/errors.js';
-import { isNode, now, startThread, unrefTimer, warn, type ThreadHandle } from './host/platform.js';
+import { isNode, now, startThread, syncChannel, unrefTimer, warn, type ThreadHandle } from './host/platform.js';
 import { OUTPUT_BYTES } from './host/stdio.js';
 import { isEngineMessage, type ToWorker } from './messages.js';
 import { traceClock } from './observe/trace.js';
@@ -43,8 +43,67 @@ export abstract class EngineThreads extends EngineState {
     for (let m = 1; m < lists.length; m++) {
       if (lists[m].join('\0') !== names.join('\0')) throw taskModuleMismatchError(1, names, m + 1, lists[m]);
     }
-    this.names = names;
-    names.forEach((n, i) => this.ids.set(n, i));
+    this.learnNames(names, 1);
+  }
+
+  /**
+   * Starts the threads as startThreads does, without waiting for their handshakes (Engine.startSync):
+   * the first thread to answer gives the task names, the others are checked against them, and a
+   * thread that fails its start fails the scheduler (startFailed), as it fails Scheduler.start.
+   * Each counts as a thread starting (startm.ts), as it will take a P as it comes up.
+   */
+  protected startThreadsSync(module: WebAssembly.Module | null): void {
+    this.module = module;
+    const n = Math.max(1, this.opts.startThreads) + this.opts.spareThreads;
+    const ready: Array<Promise<string[]>> = [];
+    for (let i = 1; i <= n; i++) {
+      try {
+        ready.push(this.startM(i, undefined));
+      } catch (e) {
+        for (const r of ready) r.catch(() => undefined);
+        throw threadsRefusedError(i, n, e);
+      }
+    }
+    for (let i = n + 1; i < this.nms; i++) this.threads[i - 1] = null;
+    this.startm.starting += n;
+    ready.forEach((r, k) => r.then((names) => {
+      this.startm.starting--;
+      this.learnNames(names, k + 1);
+    }, (e: unknown) => {
+      this.startm.starting--;
+      this.startFailed(e as Error);
+    }));
+  }
+
+  /**
+   * Thread m said the task names `names`: the first to say them gives the ids (a root spawned by
+   * name before then carries its name: DESIGN.md "A synchronous start"); any other must agree.
+   */
+  protected learnNames(names: string[], m: number): void {
+    if (!this.namesKnown) {
+      this.names = names;
+      names.forEach((n, i) => this.ids.set(n, i));
+      this.namesKnown = true;
+      const waiting = this.unnamed.splice(0);
+      for (const u of waiting) u.task.settle(false, unknownTaskError(u.name, names));
+      return;
+    }
+    if (names.join('\0') !== this.names.join('\0')) this.startFailed(taskModuleMismatchError(1, this.names, m, names));
+  }
+
+  /**
+   * A thread of a synchronous start did not come up (or loaded another module): the scheduler
+   * fails with the error Scheduler.start rejects with, every task spawned so far rejects with it,
+   * and its threads end. A close under way has ended them itself.
+   */
+  protected startFailed(err: Error): void {
+    if (this.closed || this.closing !== null || this.failure !== null) return;
+    const failed = this.npending + this.deferred.length + this.unnamed.length;
+    this.crash(err);
+    for (const u of this.unnamed.splice(0)) u.task.settle(false, err);
+    for (const t of this.threads) void t?.terminate().catch(() => undefined);
+    this.alive.release();
+    this.onStartFailed?.(err, failed);
   }
 
   /**
@@ -69,7 +128,7 @@ export abstract class EngineThreads extends EngineState {
         // Not the engine's: the thread's own code posted it (messages.ts).
         if (!isEngineMessage(msg)) { o.onMessage?.(msg); return; }
         switch (msg.type) {
-          case 'stealwork:ready': isReady = true; resolve(msg.names); break;
+          case 'stealwork:ready': isReady = true; o.onThreadUp?.(t.worker); resolve(msg.names); break;
           case 'stealwork:error':
             // After the handshake the M loop itself failed (not a task): the scheduler's state is
             // suspect; fail fast.
@@ -94,12 +153,19 @@ export abstract class EngineThreads extends EngineState {
       });
     });
     if (restart !== undefined || this.running) t.post({ type: 'stealwork:share', shares: this.shared.all() });
+    // A synchronous start sends later buffers on a port the thread reads at once (deliverShares).
+    const sc = this.atOnce ? syncChannel() : null;
+    this.sharePorts[i - 1] = sc;
+    if (sc !== null) t.onGone(() => sc.close());
+    const onGone = o.onThreadGone;
+    if (onGone !== null) t.onGone(() => onGone(t.worker));
     t.post({
       type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
       spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, ncpu: o.ncpu, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, calling: o.calling,
       idleTimeout: o.idleTimeout, minLive: o.minThreads + o.spareThreads, asyncPerThread: o.asyncPerThread, output,
       ...(isNode ? {} : { workerData: o.thread.workerData }), // Node passes it as the Worker's option
-    });
+      ...(sc === null ? {} : { sharePort: sc.port }),
+    }, sc === null ? undefined : [sc.port]);
     return ready;
   }
 
@@ -129,7 +195,8 @@ export abstract class EngineThreads extends EngineState {
       ready.then((names) => {
         this.startm.starting--;
         this.startm.cameUp();
-        if (names.join('\0') !== this.names.join('\0')) this.crash(taskModuleMismatchError(1, this.names, i, names));
+        if (!this.namesKnown) this.learnNames(names, i);
+        else if (names.join('\0') !== this.names.join('\0')) this.crash(taskModuleMismatchError(1, this.names, i, names));
       }, (e: unknown) => {
         // It failed before its handshake, so before mStart (worker.ts posts ready right after
         // it): it holds no P and is on no list.

@@ -9,13 +9,13 @@
 // engine-threads.ts, engine-spawn.ts, engine-pump.ts).
 
 import {
-  MR_FINISHED, MR_SPAWNED, FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT,
+  MR_ASYNC, MR_CURG, MR_FINISHED, MR_SPAWNED, FLAG_DEBUG, FLAG_GLOBAL_ONLY, FLAG_THRESHOLD_LOAD, FLAG_VICTIM_HINT,
   ORDER_ROUND_ROBIN, ORDER_RANDOM, G_SIZE, PAGE,
 } from '../../assembly/shared/layout.js';
-import { attachCore, createMemory, loadCoreModule } from '../core/index.js';
+import { attachCore, createMemory, loadCoreModule, loadCoreModuleSync } from '../core/index.js';
 import { closedForceError, platformError } from './base/errors.js';
 import type { ResolvedOptions } from './options.js';
-import { now, platformProblem, threadOptionsProblem, unrefTimer } from './host/platform.js';
+import { now, platformProblem, syncStartProblem, threadOptionsProblem, unrefTimer } from './host/platform.js';
 import { schedtraceLines } from './observe/schedtrace.js';
 import { allocTraceRings, exportTrace, traceClock } from './observe/trace.js';
 import { allocHistograms } from './observe/latency.js';
@@ -42,6 +42,44 @@ export class Engine extends EnginePump {
     const problem = (await platformProblem()) ?? threadOptionsProblem(opts.thread);
     if (problem !== null) throw platformError(problem);
     const module = await loadCoreModule(opts.backend, opts.debug);
+    const e = Engine.build(opts, module);
+    try {
+      await e.startThreads(module);
+    } catch (err) {
+      await Promise.all(e.threads.map((t) => t?.terminate()));
+      throw err;
+    }
+    e.begin();
+    e.alive.release(); // started, and nothing is pending yet
+    return e;
+  }
+
+  /**
+   * Engine.start, finished in the caller's turn where the platform allows it (Node, Deno, Bun):
+   * the core compiled and the threads started synchronously, their handshakes not waited for
+   * (DESIGN.md "A synchronous start"). Root tasks may be spawned at once; the threads take them
+   * as they come up. A thread that fails its start fails the scheduler (onStartFailed).
+   */
+  static startSync(opts: ResolvedOptions): Engine {
+    const problem = syncStartProblem() ?? threadOptionsProblem(opts.thread);
+    if (problem !== null) throw platformError(problem, 'Scheduler.startSync');
+    const module = loadCoreModuleSync(opts.backend, opts.debug);
+    const e = Engine.build(opts, module);
+    e.atOnce = true;
+    try {
+      e.startThreadsSync(module);
+    } catch (err) {
+      for (const t of e.threads) void t?.terminate().catch(() => undefined);
+      throw err;
+    }
+    e.begin();
+    // The threads hold the process until their handshakes (a new Worker is ref'd); after that
+    // only while work is pending (DESIGN.md "What keeps the process alive").
+    return e;
+  }
+
+  /** The shared memory and the core over it, every P waiting for a thread. */
+  private static build(opts: ResolvedOptions, module: WebAssembly.Module | null): Engine {
     // The core has procs + spareThreads Ps; the spares start in the reserve (sysmon.ts).
     const nprocs = opts.maxProcs + opts.spareThreads;
     const nms = nprocs + 1; // M0 (this thread) + one M per P
@@ -71,26 +109,24 @@ export class Engine extends EnginePump {
     }
     allocHistograms(e.views, core, nms);
     e.reservedBlocks = (nms - 1) * (opts.trace ? 2 : 1);
-    try {
-      await e.startThreads(module);
-    } catch (err) {
-      await Promise.all(e.threads.map((t) => t?.terminate()));
-      throw err;
-    }
-    if (opts.schedtrace > 0) e.startSchedtrace();
-    if (opts.procsSource !== 'option') {
-      // procs is the default: follow it as Go 1.25 follows its default GOMAXPROCS (maxprocs.ts).
-      e.maxprocs = new MaxProcsUpdate(opts.procs, opts.cpuLimit, procsDefault, (d) => e.followDefault(d));
-      e.maxprocs.start();
-      e.stopTimers.push(() => e.maxprocs?.stop());
-    }
-    e.sysmon.busy = () => e.npending !== 0 || e.deferred.length !== 0 || !e.allFinished();
-    e.sysmon.startM = () => { if (e.startm.starting === 0) e.growM(1); };
-    e.stopTimers.push(() => e.sysmon.stop());
-    e.stopTimers.push(() => e.startm.stop());
-    e.running = true;
-    e.alive.release(); // started, and nothing is pending yet
     return e;
+  }
+
+  /** The start-up threads are started: the monitor, startm, schedtrace and the default procs'
+   *  updates begin. */
+  private begin(): void {
+    if (this.opts.schedtrace > 0) this.startSchedtrace();
+    if (this.opts.procsSource !== 'option') {
+      // procs is the default: follow it as Go 1.25 follows its default GOMAXPROCS (maxprocs.ts).
+      this.maxprocs = new MaxProcsUpdate(this.opts.procs, this.opts.cpuLimit, procsDefault, (d) => this.followDefault(d));
+      this.maxprocs.start();
+      this.stopTimers.push(() => this.maxprocs?.stop());
+    }
+    this.sysmon.busy = () => this.npending !== 0 || this.deferred.length !== 0 || !this.allFinished();
+    this.sysmon.startM = () => { if (this.startm.starting === 0) this.growM(1); };
+    this.stopTimers.push(() => this.sysmon.stop());
+    this.stopTimers.push(() => this.startm.stop());
+    this.running = true;
   }
 
   /** The default procs changed (maxprocs.ts): resize to it, within maxProcs. */
@@ -131,6 +167,16 @@ export class Engine extends EnginePump {
     const out: unknown[] = [];
     for (const t of this.threads) if (t !== null) out.push(t.worker);
     return out;
+  }
+
+  /** The tasks the thread of `worker` has in progress now: the one it runs (MR_CURG) and its
+   *  async ones awaiting (MR_ASYNC); 0 for a thread no longer in the scheduler. A snapshot. */
+  threadUsage(worker: unknown): number {
+    const i = this.threads.findIndex((t) => t !== null && t.worker === worker);
+    if (i < 0) return 0;
+    const a = mAddr(this.views, i + 1);
+    const u32 = this.views.u32;
+    return (Atomics.load(u32, (a + MR_CURG) >>> 2) !== 0 ? 1 : 0) + Atomics.load(u32, (a + MR_ASYNC) >>> 2); // pairs with the M's stores
   }
 
   /** Threads running now (each worker M slot that has one). */

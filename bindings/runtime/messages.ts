@@ -65,6 +65,9 @@ export interface InitMessage {
   output: SharedArrayBuffer;
   /** Set when this thread replaces a crashed one in slot `mid` (DESIGN.md "Crashed workers"). */
   restart?: { resumeP: number; blocked: boolean };
+  /** A synchronous start's port for shared buffers (ShareMessage), read without a turn of the
+   *  event loop when a value names a buffer not received yet (DESIGN.md "A synchronous start"). */
+  sharePort?: unknown;
 }
 
 export interface ShareMessage { type: 'stealwork:share'; shares: SharedEntry[] }

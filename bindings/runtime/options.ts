@@ -166,6 +166,11 @@ export interface ResolvedOptions {
    *  message a thread's own code posted to the main thread (messages.ts isEngineMessage), in
    *  each thread's order. Null: such messages are dropped. */
   onMessage: ((message: unknown) => void) | null;
+  /** Internal: told with the platform's Worker when a thread said it is ready (its handshake),
+   *  and when a thread is gone (its exit, whatever ended it): the piscina entry's
+   *  'workerCreate' and 'workerDestroy'. */
+  onThreadUp: ((worker: unknown) => void) | null;
+  onThreadGone: ((worker: unknown) => void) | null;
 }
 
 export function defaults(): Omit<ResolvedOptions, 'tasks'> {
@@ -206,6 +211,8 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     calling: { kind: 'context' },
     worker: null,
     onMessage: null,
+    onThreadUp: null,
+    onThreadGone: null,
   };
 }
 

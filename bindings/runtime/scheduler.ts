@@ -103,6 +103,11 @@ export async function startResolved<Mod = AnyModule>(opts: ResolvedOptions): Pro
   return new (Scheduler as unknown as new (e: Engine) => Scheduler<Mod>)(await Engine.start(opts));
 }
 
+/** @internal startResolved, synchronously (Engine.startSync). */
+export function startResolvedSync<Mod = AnyModule>(opts: ResolvedOptions): Scheduler<Mod> {
+  return new (Scheduler as unknown as new (e: Engine) => Scheduler<Mod>)(Engine.startSync(opts));
+}
+
 // `[Symbol.asyncDispose]` below needs the symbol's type, which TypeScript's default libraries
 // lack before `esnext.disposable` (TypeScript 7's defaults included): the package's declarations
 // would not compile for a consumer on default libs. Declared here the way lib.esnext.disposable
@@ -132,6 +137,21 @@ export class Scheduler<Mod = AnyModule> {
     return new Scheduler<Mod>(await Engine.start(opts));
   }
 
+  /**
+   * Starts the threads and returns at once, on Node, Deno and Bun (a browser compiles the core
+   * asynchronously: there, and in code for every platform, use `start`). The threads load the
+   * task module meanwhile; tasks spawned at once wait in the scheduler's queues until a thread
+   * takes them, and the main thread may block (`Atomics.wait`) right after a spawn: no turn of
+   * its event loop is needed to start a task. A thread that fails its start (a task module that
+   * fails to load) fails the tasks spawned so far and later with the error `start` would reject
+   * with. `taskNames` is empty until a thread has loaded the module. Throws a TypeError or
+   * RangeError for bad options, and ERR_PLATFORM where no synchronous start is possible.
+   */
+  static startSync<Mod = AnyModule>(options: SchedulerOptions): Scheduler<Mod> {
+    const opts = resolveOptions(options);
+    return new Scheduler<Mod>(Engine.startSync(opts));
+  }
+
   /** Number of Ps in service (GOMAXPROCS): the procs option, or what resize set last. */
   get procs(): number {
     return this.#engine.procs;
@@ -157,7 +177,8 @@ export class Scheduler<Mod = AnyModule> {
     return this.#engine.opts.backend;
   }
 
-  /** The task names the module exports, in id order. */
+  /** The task names the module exports, in id order (after `startSync`: empty until a thread
+   *  has loaded the module). */
   get taskNames(): readonly string[] {
     return this.#engine.names;
   }

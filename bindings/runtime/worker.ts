@@ -8,7 +8,7 @@
 import { attachCore } from '../core/index.js';
 import { GSlots } from './memory/gslots.js';
 import { M } from './threads/m.js';
-import { catchStrayErrors, nodeWorkerData, parentChannel, trackTimers } from './host/platform.js';
+import { catchStrayErrors, nodeWorkerData, parentChannel, receiveNow, trackTimers } from './host/platform.js';
 import { isEngineMessage, type ErrorDescription, type FromWorker, type InitMessage } from './messages.js';
 import { WORKER_MARK, type WorkerMark } from './threads/mark.js';
 import { callingConvention, type CallingConvention, type TaskTable } from './threads/calling.js';
@@ -68,11 +68,7 @@ channel.onMessage((msg) => {
       current?.cancelToken(msg.token);
       return;
     case 'stealwork:share': {
-      let last = -1;
-      for (const s of msg.shares) { shared.add(s.id, s.buffer); last = s.id; }
-      if (current !== null && current.sharesSeen < last + 1) current.sharesSeen = last + 1;
-      seen = Math.max(seen, last + 1);
-      channel.post({ type: 'stealwork:share-ack', id: last });
+      channel.post({ type: 'stealwork:share-ack', id: addShares(msg.shares) });
       return;
     }
     case 'stealwork:init':
@@ -82,8 +78,22 @@ channel.onMessage((msg) => {
   }
 });
 
+/** Records the shared buffers of a ShareMessage; the highest id + 1. */
+function addShares(shares: ReadonlyArray<{ id: number; buffer: SharedArrayBuffer }>): number {
+  let last = -1;
+  for (const s of shares) { shared.add(s.id, s.buffer); last = s.id; }
+  if (current !== null && current.sharesSeen < last + 1) current.sharesSeen = last + 1;
+  seen = Math.max(seen, last + 1);
+  return last;
+}
+
 async function run(msg: InitMessage): Promise<void> {
   let m: M;
+  // A synchronous start's buffers come on a port of their own, taken when a value names one
+  // this thread lacks: the task that carries it was queued without waiting for this thread.
+  const port = msg.sharePort;
+  if (port !== undefined) (port as { unref?(): void }).unref?.(); // read on demand only: it never holds the thread
+  if (port !== undefined) shared.receive = () => receiveNow(port, (x) => addShares((x as { shares: Array<{ id: number; buffer: SharedArrayBuffer }> }).shares));
   try {
     const core = attachCore(msg.backend, msg.memory, msg.module, true);
     const views = new Views(msg.memory);

@@ -32,3 +32,18 @@ export async function main(): Promise<void> {
   await s.with({ priority: 'low' }).run('add', 1, 'two');
   await s.close();
 }
+
+/** Scheduler.startSync is typed as Scheduler.start: the module's type checks names, arguments
+ *  and results. */
+export async function syncStart(): Promise<void> {
+  const s: Scheduler<typeof import('./tasks.js')> = Scheduler.startSync<typeof import('./tasks.js')>({ tasks: new URL('./tasks.js', import.meta.url) });
+  const n: number = await s.run('add', 1, 2);
+  void n;
+  // @ts-expect-error unknown task name
+  await s.run('nope', 1);
+  // @ts-expect-error wrong argument type
+  await s.run('add', 1, 'two');
+  // @ts-expect-error startSync returns the scheduler, not a promise of it
+  await Scheduler.startSync({ tasks: 'x' }).then(() => undefined);
+  await s.close();
+}

@@ -136,8 +136,8 @@ export function uncaughtError(m: number, d: ErrorDescription): StealworkError {
 // ---- The scheduler's StealworkErrors (engine.ts, main thread) -----------------------------
 
 /** The runtime lacks what the scheduler needs (platformProblem says what). */
-export function platformError(problem: string): StealworkError {
-  return new StealworkError('ERR_PLATFORM', `Scheduler.start: ${problem}`);
+export function platformError(problem: string, where = 'Scheduler.start'): StealworkError {
+  return new StealworkError('ERR_PLATFORM', `${where}: ${problem}`);
 }
 
 /** Two workers loaded different task tables (the task ids would differ). */

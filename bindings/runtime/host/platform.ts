@@ -71,6 +71,19 @@ export async function platformProblem(): Promise<string | null> {
   return null;
 }
 
+/**
+ * platformProblem for a synchronous start (Engine.startSync): the same checks, and the platform
+ * must compile the core and start threads in the caller's turn, which Node, Deno and Bun do
+ * (their threads are node:worker_threads Workers); a browser's main thread refuses to compile a
+ * module the core's size synchronously. Main thread.
+ */
+export function syncStartProblem(): string | null {
+  if (!nodeThreads) return 'a synchronous start needs Node, Deno or Bun (a page compiles WebAssembly asynchronously): use Scheduler.start';
+  if (typeof SharedArrayBuffer !== 'function') return 'SharedArrayBuffer is unavailable in this runtime';
+  if (typeof Atomics.waitAsync !== 'function') return 'Atomics.waitAsync is unavailable in this runtime';
+  return null;
+}
+
 /** The two response headers that make a document (or worker) cross-origin isolated. */
 const ISOLATION_HEADERS = [
   { name: 'Cross-Origin-Opener-Policy', want: 'same-origin', accepts: ['same-origin'] },
@@ -113,7 +126,8 @@ async function isolationAdvice(): Promise<string> {
 /** The main thread's handle on a worker: it posts `Out` messages and receives `In` ones (the
  *  message types are messages.ts's; the platform only carries them). */
 export interface ThreadHandle<Out = unknown, In = unknown> {
-  post(msg: Out): void;
+  /** Posts msg; `transfer` moves its MessagePorts (node:worker_threads Workers only). */
+  post(msg: Out, transfer?: readonly unknown[]): void;
   onMessage(cb: (msg: In) => void): void;
   /** A failure of the thread itself (not of a task): an uncaught error or an exit. */
   onExit(cb: (reason: string, error?: unknown) => void): void;
@@ -188,7 +202,7 @@ export function startThread<Out, In>(url: URL, name: string, opts: ThreadOptions
     let exited = false;
     return {
       worker: w,
-      post: (m) => w.postMessage(m),
+      post: (m, transfer) => w.postMessage(m, transfer as never),
       onMessage: (cb) => { w.on('message', cb); },
       onExit: (cb) => {
         w.on('error', (e) => { if (!exited) cb(`uncaught ${e instanceof Error ? e.name + ': ' + e.message : String(e)}`, e); });
@@ -227,6 +241,27 @@ export function startThread<Out, In>(url: URL, name: string, opts: ThreadOptions
     onOutput: () => false,
     onGone: () => undefined,
   };
+}
+
+/** A channel whose messages the receiving thread can take synchronously (Engine.startSync's
+ *  shared buffers: DESIGN.md "A synchronous start"); node:worker_threads' MessageChannel, on
+ *  Node, Deno and Bun. Main thread. */
+export function syncChannel(): { send(msg: unknown): void; port: unknown; close(): void } {
+  const { MessageChannel } = nodeModule<typeof import('node:worker_threads')>('node:worker_threads');
+  const { port1, port2 } = new MessageChannel();
+  port1.unref();
+  return { send: (m) => port1.postMessage(m), port: port2, close: () => port1.close() };
+}
+
+/** Takes every message waiting on a syncChannel's port, in order, without a turn of the event
+ *  loop (node:worker_threads' receiveMessageOnPort). Worker side. */
+export function receiveNow(port: unknown, each: (msg: unknown) => void): void {
+  const { receiveMessageOnPort } = nodeModule<typeof import('node:worker_threads')>('node:worker_threads');
+  for (;;) {
+    const r = receiveMessageOnPort(port as import('node:worker_threads').MessagePort);
+    if (r === undefined) return;
+    each(r.message);
+  }
 }
 
 /** What the main thread passed as the Worker's workerData (Node); undefined elsewhere. */

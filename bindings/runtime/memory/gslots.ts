@@ -49,6 +49,14 @@ const NUMBER_TAG_WORD = TAG_NUMBER * 0x1010101;
 const TAGS_LO = [0, 0xff, 0xffff, 0xffffff, -1, -1, -1, -1];
 const TAGS_HI = [0, 0, 0, 0, 0, 0xff, 0xffff, 0xffffff];
 
+/**
+ * G_FN of a root G spawned by name before the main thread knew the task ids (a scheduler started
+ * synchronously, before any thread's handshake): the name waits in the G's result slot, unused
+ * until the G finishes, and the M that takes the G resolves it against its own task table
+ * (DESIGN.md "A synchronous start").
+ */
+export const FN_NAMED = 0xffffffff;
+
 export class GSlots {
   readonly core: Core;
   readonly views: Views;
@@ -121,6 +129,27 @@ export class GSlots {
         throw e;
       }
     }
+  }
+
+  /** Names the task of a root G whose fn is FN_NAMED (the main thread, after init): the name
+   *  goes in its result slot. Throws as writing an argument would (no shared memory left). */
+  setName(a: number, name: string, label: string): void {
+    writeSlot(this.views, this.heap, a + G_RESULT_TAG, a + G_RESULT, name, label, -1, this.shared);
+  }
+
+  /** The task name setName left in the G at a, read and freed (the M resolving it); the result
+   *  slot is empty again. */
+  takeName(a: number): string {
+    const v = this.views;
+    const name = readSlot(v, a + G_RESULT_TAG, a + G_RESULT, this.shared) as string;
+    freeSlot(v, this.heap, a + G_RESULT_TAG, a + G_RESULT);
+    v.u8[a + G_RESULT_TAG] = 0;
+    return name;
+  }
+
+  /** Sets the fn of the G at a (a named root G, once resolved). */
+  setFn(a: number, fn: number): void {
+    this.views.u32[(a + G_FN) >>> 2] = fn;
   }
 
   /** True when the G at a has argc <= G_INLINE_ARGS arguments, all numbers (its tag bytes):

@@ -39,7 +39,12 @@ export class SharedRegistry implements Hook {
     return id;
   }
 
+  /** Worker side: takes the buffers posted and not received yet (a synchronous start's share
+   *  port), when a value names one this thread does not have. */
+  receive: (() => void) | null = null;
+
   lookup(id: number): SharedArrayBuffer {
+    if (this.byId[id] === undefined) this.receive?.();
     const b = this.byId[id];
     if (b === undefined) throw internalError(`shared buffer ${id} was never delivered to this thread (${this.byId.length} were)`);
     return b;

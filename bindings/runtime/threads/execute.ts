@@ -14,7 +14,8 @@ import {
 import { TaskContext, cancelReason } from '../tasks/context.js';
 import { isCancelled, KILL_TOKEN0 } from '../tasks/cancel.js';
 import { applyShape, type Shape } from '../tasks/joinshape.js';
-import { num } from '../memory/gslots.js';
+import { FN_NAMED, num } from '../memory/gslots.js';
+import { unknownTaskError } from '../base/errors.js';
 import { now } from '../host/platform.js';
 import { JoinRequest, Task, TASK_FAILED, TASK_OK, TASK_PENDING, type TaskOwner } from '../tasks/task.js';
 import { finishG, joinChildren, type Finisher } from '../tasks/join.js';
@@ -61,12 +62,29 @@ export abstract class MExecute extends MState {
   /** Runs G g at address a with G_PRIO word `flags` (execute's body). */
   protected run(g: number, a: number, flags: number): void {
     const gs = this.gs;
-    const fnId = gs.fn(a);
+    let fnId = gs.fn(a);
+    // A root spawned by name before the main thread knew the ids: resolved here, against this
+    // thread's table (DESIGN.md "A synchronous start").
+    let unknown: Error | null = null;
+    if (fnId === FN_NAMED) {
+      const name = gs.takeName(a);
+      const id = this.ids.get(name);
+      if (id === undefined) unknown = unknownTaskError(name, this.names);
+      else gs.setFn(a, fnId = id);
+    }
     const fn = this.fns[fnId];
     const argc = gs.argc(a);
     const token = flags >>> G_TOKEN_SHIFT;
     const ctx = new TaskContext(token < KILL_TOKEN0 ? this : this.guard.host, g, token, flags & PRIO_MASK);
     const below = this.enter(g, a);
+    if (unknown !== null) {
+      // A name the task module does not export: the error a spawn by that name gets on the
+      // main thread once it knows the names.
+      gs.takeArgs(a, []);
+      this.leave(a, below);
+      this.finish(g, a, ctx, unknown, true, G_RUNNING);
+      return;
+    }
     // A stolen fork: its P is where the joiner looks first for work to help with (leapfrogging).
     if ((flags & GF_FORK) !== 0) Atomics.store(this.views.i32, (a + G_INDEX) >>> 2, this.p + 1); // pairs with the joiner's load in waitStolen
     if (ctx.token !== 0 && isCancelled(this.views, ctx.token)) {
@@ -202,7 +220,7 @@ export abstract class MExecute extends MState {
    *  "Results and joins"). */
   protected finish(g: number, a: number, ctx: TaskContext, value: unknown, isError: boolean, from: number): void {
     this.taskDone(ctx);
-    finishG(this, g, a, from, value, isError, this.names[this.gs.fn(a)]);
+    finishG(this, g, a, from, value, isError, this.names[this.gs.fn(a)] ?? '?');
     this.countFinished();
   }
 
