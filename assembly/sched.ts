@@ -210,7 +210,8 @@ export function stopM(p: i32, m: i32): i32 {
     execute(pp, p, mp, cg, true);
     return <i32>cg;
   }
-  // Release p and park m in one critical section: an idle P always has an idle M.
+  // Release p and park m in one critical section: the P stopM idles has an idle M (handoffP's
+  // has none until its M comes back: mReturn looks for work after its put).
   atomic.store<u32>(pp, P_IDLE, P_STATUS); // pairs with status loads in stealWork/workAnywhere
   atomic.store<u32>(pp, 0, P_M); // pairs with the runtime's loads
   pidlePut(p);

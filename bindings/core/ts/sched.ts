@@ -68,8 +68,9 @@ export function wakep(m: Mem): void {
   if (Atomics.compareExchange(i32, NMSPINNING_W, 0, 1) !== 0) return; // pairs with the nmspinning RMWs
   spinningSeen(m, 1);
   schedLock(m);
-  // An idle P needs an idle M to run it (they go idle together in stopM; only before the
-  // runtime's Ms have started can a P be idle alone): without both, nobody can be woken.
+  // An idle P needs an idle M to run it (they go idle together in stopM; a P is idle alone
+  // before the runtime's Ms have started, and after handoffP, whose M comes back through
+  // mReturn and looks then): without both, nobody can be woken.
   if (!pidleAny(m) || !mIdleAny(m)) {
     Atomics.sub(i32, NMSPINNING_W, 1); // undo: pairs with the nmspinning loads
     Atomics.store(i32, NEEDSPINNING_W, 1); // pairs with the store in findRunnable's becomeSpinning
