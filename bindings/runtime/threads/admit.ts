@@ -10,8 +10,11 @@
 //     length; the time held is measured by a timer re-armed every SAMPLE_MS: a timer due at d
 //     that fires at d + late found the loop held for `late` ms (every engine has this; Node's
 //     event-loop utilisation has no counterpart on Deno or Bun).
-//   - At most GROW_AT busy: the tasks wait on I/O, timers or other threads; the limit doubles,
-//     up to AUTO_MAX, so I/O-bound tasks stay concurrent.
+//   - At most GROW_AT busy: the tasks wait on I/O, timers or other threads; the limit grows by
+//     one, up to AUTO_MAX, so I/O-bound tasks stay concurrent. With the limit in flight, each
+//     settle ends a sample: it doubles about every round trip of the tasks, as TCP's window
+//     does, and a burst of cheap tasks settling does not raise it far ahead of what the
+//     continuations of the costly ones will show.
 //   - At least SHRINK_AT: the continuations compute; the limit halves, down to 1, so CPU work
 //     after an await goes to the other threads, and what a task holds across its await (a
 //     file's bytes, a response body) is held by as few tasks as there are threads.
@@ -35,7 +38,7 @@ const PATIENCE_MAX_MS = 1000;
 const PATIENCE_FIRST_MS = 200;
 /** A sample shorter than this says nothing (ms): a task that settled at once. */
 const MIN_SAMPLE_MS = 1;
-/** At or below this share of a sample busy, 'auto' doubles the limit. */
+/** At or below this share of a sample busy, 'auto' raises the limit by one. */
 const GROW_AT = 0.25;
 /** At or above it, 'auto' halves the limit. */
 const SHRINK_AT = 0.75;
@@ -121,7 +124,7 @@ export class Admission {
     if (span >= MIN_SAMPLE_MS) {
       const busy = this.held / span;
       if (busy <= GROW_AT && this.limit < AUTO_MAX) {
-        this.setLimit(this.limit * 2);
+        this.setLimit(this.limit + 1);
         this.begin(t);
         this.grew();
         return;

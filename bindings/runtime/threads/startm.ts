@@ -4,10 +4,11 @@
 // wakep; instead the main thread looks:
 //   - when it queues root tasks (the engine's flush), and
 //   - every LOOK_MS while a P lacks a thread and work is pending (an unref'd timer, stopped once
-//     no P lacks one or nothing is pending), for work the tasks themselves spawn.
+//     no P lacks one or nothing is pending), for work the tasks themselves spawn, and for work
+//     queued while every thread is blocked at its async limit.
 // A look counts the Gs waiting where an M could take them (the global and class queues, the
-// rings, runnexts and fork deques of the running Ps) and, when no P is idle (an idle P has an
-// idle M, which wakep wakes), starts one thread per waiting G that no spinning or starting M
+// rings, runnexts and fork deques of the running Ps) and, unless a P and an M are both idle
+// (wakep wakes that M), starts one thread per waiting G that no spinning or starting M
 // will take, up to the Ps without a thread.
 //
 // A thread the platform refuses (a container's pids limit, a user's process limit: Node's
@@ -20,7 +21,7 @@
 // Main thread only.
 
 import {
-  P_IDLE, P_RUNNEXT, P_STATUS, S_NMSPINNING, S_NPIDLE, S_RT_NPNOM, S_RUNQ_SIZE, S_RUNQH_SIZE, S_RUNQL_SIZE,
+  P_IDLE, P_RUNNEXT, P_STATUS, S_NMIDLE, S_NMSPINNING, S_NPIDLE, S_RT_NPNOM, S_RUNQ_SIZE, S_RUNQH_SIZE, S_RUNQL_SIZE,
 } from '../../../assembly/shared/layout.js';
 import type { Core } from '../../core/core.js';
 import { pAddr } from '../memory/mblock.js';
@@ -62,7 +63,10 @@ export class StartM {
     const free = this.withoutM - this.starting;
     if (free <= 0) return 0;
     const i32 = this.views.i32;
-    if (Atomics.load(i32, S_NPIDLE >>> 2) > 0) return 0; // pairs with the npidle RMWs: wakep reaches it
+    // An idle P with an idle M: wakep reaches it. An idle P whose M is blocked in its async tasks
+    // (core handoffP) has none until that M comes back (DESIGN.md "Async tasks: where they
+    // start"): the work waiting is for a thread of a P without one.
+    if (Atomics.load(i32, S_NPIDLE >>> 2) > 0 && Atomics.load(i32, S_NMIDLE >>> 2) > 0) return 0; // pairs with the lists' stores under sched.lock (a snapshot)
     let waiting = Atomics.load(i32, S_RUNQ_SIZE >>> 2) + Atomics.load(i32, S_RUNQH_SIZE >>> 2) + // pairs with the size stores under sched.lock
       Atomics.load(i32, S_RUNQL_SIZE >>> 2); // the same
     for (let p = 0; p < this.nprocs && waiting < free; p++) {
