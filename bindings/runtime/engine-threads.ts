@@ -21,23 +21,28 @@ import { EngineState } from './engine-state.js';
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 
 export abstract class EngineThreads extends EngineState {
-  protected async startThreads(module: WebAssembly.Module | null): Promise<void> {
+  /** Starts the threads for startThreads Ps and the spares' (the other slots wait for work): their
+   *  handshakes, each the task names its thread found. A thread the platform refuses (Node:
+   *  ERR_WORKER_INIT_FAILED, EAGAIN at a thread limit) throws ERR_WORKER_START; the ones started
+   *  are ended by the caller's failure, and their handshakes dropped. */
+  private launchThreads(module: WebAssembly.Module | null): Array<Promise<string[]>> {
     this.module = module;
     const ready: Array<Promise<string[]>> = [];
-    // The threads for startThreads Ps and the spares' threads; the other slots wait for work.
     const n = Math.max(1, this.opts.startThreads) + this.opts.spareThreads;
     for (let i = 1; i <= n; i++) {
       try {
         ready.push(this.startM(i, undefined));
       } catch (e) {
-        // The platform refused a thread (Node: ERR_WORKER_INIT_FAILED, EAGAIN at a thread
-        // limit). Scheduler.start rejects and ends the ones started; their handshakes are
-        // dropped (ending them rejects those).
         for (const r of ready) r.catch(() => undefined);
         throw threadsRefusedError(i, n, e);
       }
     }
     for (let i = n + 1; i < this.nms; i++) this.threads[i - 1] = null;
+    return ready;
+  }
+
+  protected async startThreads(module: WebAssembly.Module | null): Promise<void> {
+    const ready = this.launchThreads(module);
     const lists = await Promise.all(ready);
     const names = lists[0];
     for (let m = 1; m < lists.length; m++) {
@@ -53,18 +58,8 @@ export abstract class EngineThreads extends EngineState {
    * Each counts as a thread starting (startm.ts), as it will take a P as it comes up.
    */
   protected startThreadsSync(module: WebAssembly.Module | null): void {
-    this.module = module;
-    const n = Math.max(1, this.opts.startThreads) + this.opts.spareThreads;
-    const ready: Array<Promise<string[]>> = [];
-    for (let i = 1; i <= n; i++) {
-      try {
-        ready.push(this.startM(i, undefined));
-      } catch (e) {
-        for (const r of ready) r.catch(() => undefined);
-        throw threadsRefusedError(i, n, e);
-      }
-    }
-    for (let i = n + 1; i < this.nms; i++) this.threads[i - 1] = null;
+    const ready = this.launchThreads(module);
+    const n = ready.length;
     this.startm.starting += n;
     ready.forEach((r, k) => r.then((names) => {
       this.startm.starting--;
