@@ -20,11 +20,6 @@ export interface TaskOwner {
   awaitTask(task: Task<unknown>): Promise<unknown>;
 }
 
-/**
- * A spawned task. `await task` gives its result (or throws its error). A Task may be awaited
- * any number of times, or handed to `ctx.join` once; one neither awaited nor joined when its
- * parent task ends is detached (its result is dropped when it finishes).
- */
 /** What a Task knows of the task that spawned it (its TaskContext): how many of its Tasks that
  *  task is waiting for now, and whether it is an async task pinned to its M (DESIGN.md "Async
  *  tasks: where they start"). */
@@ -33,6 +28,11 @@ export interface Awaiter {
   /** @internal */ pinned: boolean;
 }
 
+/**
+ * A spawned task. `await task` gives its result (or throws its error). A Task may be awaited
+ * any number of times, or handed to `ctx.join` once; one neither awaited nor joined when its
+ * parent task ends is detached (its result is dropped when it finishes).
+ */
 export class Task<T = unknown> implements PromiseLike<T> {
   /** @internal */ readonly owner: TaskOwner;
   /** @internal */ readonly g: number;
