@@ -44,3 +44,14 @@ describe('the piscina entry: run(), then block the main thread, beside piscina',
     });
   }
 });
+
+describe('started synchronously and never used: the program ends by itself', () => {
+  for (const lib of ['piscina', 'stealwork']) {
+    it(lib, async () => {
+      const r = await run([process.execPath, 'test/sync-start/unused.mjs', lib]);
+      expect(r.hung, `hung; output so far:\n${r.stdout}\n${r.stderr}`).toBe(false);
+      expect(r.stdout.trim().split('\n').pop(), r.stderr).toBe('end of program');
+      expect(r.code).toBe(0);
+    });
+  }
+});

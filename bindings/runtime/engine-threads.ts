@@ -55,9 +55,10 @@ export abstract class EngineThreads extends EngineState {
    * Starts the threads as startThreads does, without waiting for their handshakes (Engine.startSync):
    * the first thread to answer gives the task names, the others are checked against them, and a
    * thread that fails its start fails the scheduler (startFailed), as it fails Scheduler.start.
-   * Each counts as a thread starting (startm.ts), as it will take a P as it comes up.
+   * Each counts as a thread starting (startm.ts), as it will take a P as it comes up. Settles
+   * once every handshake has.
    */
-  protected startThreadsSync(module: WebAssembly.Module | null): void {
+  protected startThreadsSync(module: WebAssembly.Module | null): Promise<unknown> {
     const ready = this.launchThreads(module);
     const n = ready.length;
     this.startm.starting += n;
@@ -68,6 +69,7 @@ export abstract class EngineThreads extends EngineState {
       this.startm.starting--;
       this.startFailed(e as Error);
     }));
+    return Promise.allSettled(ready);
   }
 
   /**

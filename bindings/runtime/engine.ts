@@ -66,15 +66,18 @@ export class Engine extends EnginePump {
     const module = loadCoreModuleSync(opts.backend, opts.debug);
     const e = Engine.build(opts, module);
     e.atOnce = true;
+    let handshakes: Promise<unknown>;
     try {
-      e.startThreadsSync(module);
+      handshakes = e.startThreadsSync(module);
     } catch (err) {
       for (const t of e.threads) void t?.terminate().catch(() => undefined);
       throw err;
     }
     e.begin();
     // The threads hold the process until their handshakes (a new Worker is ref'd); after that
-    // only while work is pending (DESIGN.md "What keeps the process alive").
+    // only while work is pending (DESIGN.md "What keeps the process alive"): the idle look
+    // releases them once nothing is (a pool made and never used lets the program end).
+    void handshakes.then(() => e.lookIdle());
     return e;
   }
 
