@@ -56,8 +56,9 @@ export interface SchedulerOptions {
    * continuation can only run on the thread that started it, so this is what spreads async
    * work over the threads and bounds the memory it holds. A task awaiting a Task it spawned
    * does not count while it waits. 1..2^31-1, Infinity (no limit), or 'auto' (the default): from
-   * 1, a thread at its limit whose event loop stays free (tasks that wait on I/O) doubles it
-   * every 10 ms, one whose continuations hold the loop halves it, between 1 and 256.
+   * 1, a thread at its limit whose event loop stays free (tasks that wait on I/O) raises it by
+   * one per sample (a settle, or a long wait), one whose continuations hold the loop halves it,
+   * between 1 and 256.
    */
   asyncPerThread?: number | 'auto';
   /** Which core runs the queues: 'wasm' (threaded WebAssembly) or 'js' (the TypeScript twin). */
