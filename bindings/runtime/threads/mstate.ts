@@ -158,7 +158,7 @@ export abstract class MState {
     this.parker = new Parker(this, cfg.mid, cfg.spinLimit, cfg.yieldLimit, cfg.idleTimeout, cfg.ncpu);
     this.ncpu = cfg.ncpu;
     this.minLive = cfg.minLive;
-    this.admit = new Admission(cfg.asyncPerThread, () => this.roomCheck(), this.views, (mAddr(this.views, cfg.mid) + MR_ASYNC_LIMIT) >>> 2);
+    this.admit = new Admission(cfg.asyncPerThread, () => this.roomCheck(), this.views, (mAddr(this.views, cfg.mid) + MR_ASYNC_LIMIT) >>> 2, cfg.ncpu);
     this.mAddr = mAddr(this.views, cfg.mid);
     this.guard = new KillGuard(this.views, cfg.mid, this, cfg.killClaimed ?? (() => undefined));
     this.trace = this.views.u32[(this.mAddr + MR_TRACE_BUF) >>> 2] !== 0 ? new TraceWriter(this.views, this.mAddr) : null;
