@@ -51,6 +51,7 @@ import { median, rng, sleep, wallNow } from './lib/stats.mjs';
 import { fmt } from './lib/table.mjs';
 import { newSlots, readSlots, resetSlots } from './lib/thread-slots.mjs';
 import { sampleRss } from './lib/rss-peak.mjs';
+import { loadPiscina, loadStealwork } from './lib/package.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const TASKS = new URL('./async-tasks.mjs', import.meta.url);
@@ -165,11 +166,11 @@ const ARG_ORDER = {
 
 async function makeRunner(kind, options) {
   if (kind === 'scheduler') {
-    const { Scheduler } = await import('../dist/bindings/index.js');
+    const { Scheduler } = await loadStealwork();
     const s = await Scheduler.start({ tasks: TASKS, ...options });
     return { run: (name, a) => s.run(name, ...ARG_ORDER[name].map((k) => a[k])), close: () => s.close() };
   }
-  const { Piscina } = kind === 'piscina' ? await import('piscina') : await import('../dist/bindings/piscina/index.js');
+  const { Piscina } = kind === 'piscina' ? await import('piscina') : await loadPiscina();
   const pool = new Piscina({ filename: WORKER.href, ...options });
   return { run: (name, a) => pool.run(a, { name }), close: () => pool.destroy(), nested: false };
 }
@@ -359,7 +360,7 @@ async function parent() {
   const only = values.only ? values.only.split(',') : [];
   const workloads = WORKLOADS.filter((w) => only.length === 0 || only.some((o) => w.startsWith(o)));
   if (workloads.length === 0) throw new TypeError(`--only matches no workload (${WORKLOADS.join(', ')})`);
-  if (!existsSync(new URL('../dist/bindings/index.js', import.meta.url))) throw new Error('bench/async.mjs needs the build in dist/ (npm run build)');
+  if (!existsSync(new URL('../dist/index.js', import.meta.url))) throw new Error('bench/async.mjs needs the build in dist/ (npm run build)');
 
   const m = machine();
   const pv = JSON.parse(readFileSync(new URL('../node_modules/piscina/package.json', import.meta.url), 'utf8')).version;
