@@ -4,6 +4,7 @@
 import { Engine, type SpawnOptions } from './engine.js';
 import { resolveOptions, type ResolvedOptions, type SchedulerOptions } from './options.js';
 import type { SchedulerStats } from './observe/stats.js';
+import { formatDump, type Dump } from './observe/dump.js';
 import type { RootTask } from './tasks/root-task.js';
 import type { AnyModule, TaskArgs, TaskName, TaskResult } from './tasks/module-types.js';
 import { checkPriority } from './tasks/priority.js';
@@ -185,6 +186,22 @@ export class Scheduler<Mod = AnyModule> {
       spawn: (name, ...args) => engine.spawn(name, args, opts) as never,
       run: (name, ...args) => engine.spawn(name, args, opts) as never,
     };
+  }
+
+  /**
+   * Every live task: its name, state ('queued', 'running', 'awaiting', 'joining', 'waiting'),
+   * thread, parent and age where known, read from the shared G table without stopping the
+   * threads (Go's goroutine dump; DESIGN.md "The task dump" says what consistency it gives).
+   * `'text'`: the same as readable lines, one per task. STEALWORK_DEBUG=dumpsignal=SIGUSR2
+   * prints it on that signal.
+   */
+  dump(): Dump;
+  dump(format: 'json'): Dump;
+  dump(format: 'text'): string;
+  dump(format: 'json' | 'text' = 'json'): Dump | string {
+    if (format !== 'json' && format !== 'text') throw optionTypeError('dump: format', `must be 'json' or 'text', got ${typeof format === 'string' ? `'${format}'` : typeof format}`);
+    const d = this.#engine.dump();
+    return format === 'text' ? formatDump(d) : d;
   }
 
   /** A snapshot of the counters per P, per thread and for the scheduler. */
