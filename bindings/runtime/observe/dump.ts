@@ -37,6 +37,7 @@ export interface DumpTask {
   g: number;
   /** The task function's name ('?' for a name not resolved yet after startSync). */
   name: string;
+  /** What it is doing (DumpState). */
   state: DumpState;
   /** The worker thread (M index) running or holding it, null while queued. */
   thread: number | null;
@@ -58,6 +59,7 @@ export interface DumpTask {
   fork: boolean;
   /** Children a joining task still waits for. */
   pending: number;
+  /** Its priority class (inherited from its parent unless `with({ priority })` set it). */
   priority: 'high' | 'normal' | 'low';
   /** Milliseconds since it was spawned, for the spawns the latency sampler dates (one in 64);
    *  null for the others. */
