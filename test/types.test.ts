@@ -40,7 +40,7 @@ function checkJs(name: string, files: Record<string, string>): string[] {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   try {
-    for (const [f, src] of Object.entries(files)) writeFileSync(join(dir, f), src.startsWith('// @ts-check') ? src : `// @ts-check\n${src}`);
+    for (const [f, src] of Object.entries(files)) writeFileSync(join(dir, f), f.endsWith('.ts') || src.startsWith('// @ts-check') ? src : `// @ts-check\n${src}`);
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2024', 'DOM'], types: ['node'],
         strict: true, noEmit: true, skipLibCheck: true, allowJs: true, checkJs: true },
@@ -102,5 +102,13 @@ describe('types', () => {
     expect(errors.length, errors.join('\n')).toBe(wrong);
     expect(errors[0]).toMatch(/main\.mjs\(\d+,\d+\): error TS2345/);
     expect(checkJs('guide', { 'tasks.mjs': tasks.replace("ctx.spawn('fibc', n - 2)", "ctx.spawn('fibc', 'n')"), 'main.mjs': main }).length).toBe(wrong + 1);
+  }, 60000);
+
+  it("the guide's TypeScript task module: its two wrong calls inside a task, and nothing else, fail", () => {
+    const [tasks] = blocks('docs/guide.md', '## Types, CommonJS and JSDoc', 'ts');
+    const marked = tasks.split('\n').flatMap((l, i) => (l.includes('// error:') ? [i + 1] : []));
+    expect(marked.length).toBe(2);
+    const errors = checkJs('guide-ts', { 'tasks.ts': tasks });
+    expect(errors.map((l) => Number(/tasks\.ts\((\d+),/.exec(l)?.[1])), errors.join('\n')).toEqual(marked);
   }, 60000);
 });

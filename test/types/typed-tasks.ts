@@ -47,11 +47,22 @@ export function many(ctx: Ctx, n: number) {
   return ctx.join('total', kids);
 }
 
+// A join or a spawn that states its result, in a typed context: the stated type wins, and the
+// caller needs no annotation (K is then every name; their results are not computed).
+export function fibStated(ctx: Ctx, n: number): number | JoinRequest<number> {
+  if (n < 2) return n;
+  return ctx.join<number>('sum', ctx.spawn('fibStated', n - 1), ctx.spawn('fibStated', n - 2));
+}
+export async function stated(ctx: Ctx) {
+  return await ctx.spawn<string>('greet', 'x');
+}
+
 export async function misuse(ctx: Ctx): Promise<void> {
   const s: string = await ctx.spawn('greet', 'x');
   const m: number = await ctx.spawn('many', 3); // a join's result: total's number
   const p: number = await ctx.with({ priority: 'low' }).spawn('add', 1, 2);
-  void [s, m, p];
+  const st: string = await ctx.spawn('stated'); // stated's result, read without a cycle
+  void [s, m, p, st];
 
   // @ts-expect-error a misspelt task name
   ctx.spawn('ad', 1, 2);

@@ -1,7 +1,7 @@
 // The context a task function gets as its first argument.
 
 import type { Task, JoinRequest } from './task.js';
-import type { AnyModule, JoinArgs, Stated, TaskArgs, TaskName, TaskResult } from './module-types.js';
+import type { AnyModule, JoinArgs, Stated, TaskArgs, TaskName } from './module-types.js';
 import type { Fork } from './fork-handle.js';
 import { macrotask } from '../host/platform.js';
 import { cancelledError, optionTypeError, unknownOptionError, type AbortError } from '../base/errors.js';
@@ -83,7 +83,7 @@ export class TaskContext<Mod = AnyModule> {
    * synchronous task functions, called while the task runs; a fork not joined when the task
    * returns is joined then.
    */
-  fork<R = never, K extends TaskName<Mod> = TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Fork<Stated<R, TaskResult<Mod, K>>>;
+  fork<R = never, K extends TaskName<Mod> = TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Fork<Stated<R, Mod, K>>;
   fork(name: string, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown, a4?: unknown, a5?: unknown, a6?: unknown,
     ...more: unknown[]): Fork {
     // Named parameters: up to seven arguments (the G's inline slots) travel without an array;
@@ -97,7 +97,7 @@ export class TaskContext<Mod = AnyModule> {
 
   /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen).
    *  Its Task gives the task's result in Mod, or R where the call states it. */
-  spawn<R = never, K extends TaskName<Mod> = TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Task<Stated<R, TaskResult<Mod, K>>>;
+  spawn<R = never, K extends TaskName<Mod> = TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Task<Stated<R, Mod, K>>;
   spawn(name: string, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown, a4?: unknown, a5?: unknown, a6?: unknown,
     ...more: unknown[]): Task<unknown> {
     // As fork: up to seven arguments (the G's inline slots) travel without an array.
@@ -114,7 +114,7 @@ export class TaskContext<Mod = AnyModule> {
    */
   with(options: { priority?: Priority }): {
     /** `ctx.spawn` with the options: a child task on this thread's P, of the class they give. */
-    spawn<R = never, K extends TaskName<Mod> = TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Task<Stated<R, TaskResult<Mod, K>>>;
+    spawn<R = never, K extends TaskName<Mod> = TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Task<Stated<R, Mod, K>>;
   } {
     if (options === null || typeof options !== 'object') throw optionTypeError('ctx.with: options', `must be an object, got ${options === null ? 'null' : typeof options}`);
     const { priority, ...rest } = options as Record<string, unknown>;

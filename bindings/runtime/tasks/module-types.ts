@@ -18,8 +18,10 @@ export type TaskFunction = (ctx: never, ...args: any[]) => any;
 /** The task names a module exports. */
 export type TaskName<Mod> = { [K in keyof Mod]: Mod[K] extends TaskFunction ? K : never }[keyof Mod] & string;
 
-/** The arguments of task K (without the context). */
-export type TaskArgs<Mod, K extends keyof Mod> = Mod[K] extends (ctx: never, ...args: infer A) => any ? A : never;
+/** The arguments of task K (without the context); for a union of names, any one's. */
+export type TaskArgs<Mod, K extends keyof Mod> = K extends keyof Mod
+  ? Mod[K] extends (ctx: never, ...args: infer A) => any ? A : never
+  : never;
 
 /** What awaiting task K gives: its return value, unwrapped from a Promise, and a join in it
  *  replaced by the join's result: the R it was given (`ctx.join<number>(...)`), or else the
@@ -41,11 +43,13 @@ type JoinResult<Mod, T> = 0 extends 1 & T ? T // any stays any (not a join of ev
  *  @inline */
 export type AnyModule = Record<string, (ctx: never, ...args: any[]) => unknown>;
 
-/** R when a call states it (`ctx.spawn<number>(...)` in an untyped context), else the task's
- *  result in Mod. R is never inferred from where the call's value goes (`const s: string =
- *  await ctx.spawn('add', 1, 2)` must not make R string): the false branch hides it behind an
- *  index TypeScript does not infer through (NoInfer, which needs TypeScript 5.4, does the same). */
-export type Stated<R, Result> = [R] extends [never] ? Result : [R][R extends unknown ? 0 : never];
+/** R when a call states it (`ctx.spawn<number>(...)`), else task K's result in Mod. R is never
+ *  inferred from where the call's value goes (`const s: string = await ctx.spawn('add', 1, 2)`
+ *  must not make R string): the false branch hides it behind an index TypeScript does not infer
+ *  through (NoInfer, which needs TypeScript 5.4, does the same). K's result is computed in the
+ *  true branch only: a stated call leaves K every name, whose results include the caller's own
+ *  (a cycle, TS7023). */
+export type Stated<R, Mod, K extends keyof Mod> = [R] extends [never] ? TaskResult<Mod, K> : [R][R extends unknown ? 0 : never];
 
 /** What `ctx.join(name, ...)` takes for a parameter P of `name`: the value, a Task of it, or for
  *  an array parameter an array whose elements may be Tasks (each replaced by its result). */
