@@ -20,10 +20,11 @@ describe.each(['wasm', 'js'] as const)('sched.dump() (%s backend)', (backend) =>
     const leaves = 99; // 1 + 100 + 9,900 = 10,001 tasks, none of which can finish before the gate opens
     const root = s.run('tree', gate, mids, leaves);
     // Every task exists once the root and each mid have spawned their children and joined; the
-    // leaves stay live (queued, or awaiting the gate). Wait until the dump shows them all (a
-    // dump taken earlier is right too, just smaller).
+    // leaves stay live (queued, or awaiting the gate). Wait until the dump shows them all, each
+    // mid turned into its join (a dump taken earlier is right too, just smaller, or shows a mid
+    // between its last spawn and its join).
     let d!: Dump;
-    await until(() => { d = s.dump(); return d.tasks.length >= 1 + mids + mids * leaves; }, 60_000, 'every task spawned');
+    await until(() => { d = s.dump(); return d.tasks.length >= 1 + mids + mids * leaves && d.counts.joining === 1 + mids; }, 60_000, 'every task spawned and joined');
     expect(d.tasks.length).toBe(1 + mids + mids * leaves);
     expect(new Set(d.tasks.map((t) => t.g)).size).toBe(d.tasks.length); // each G once
     const byG = new Map(d.tasks.map((t) => [t.g, t]));
@@ -65,6 +66,32 @@ describe.each(['wasm', 'js'] as const)('sched.dump() (%s backend)', (backend) =>
     expect(s.dump().counts).toEqual({ queued: 0, running: 0, awaiting: 0, joining: 0, waiting: 0 });
     await within(s.close(), 30_000, 'close');
   }, 180_000);
+
+  it("an async parent awaiting its children (not joining them) is their parent, whichever way they were spawned", async () => {
+    const s = await Scheduler.start({ tasks: TASKS, procs: 2, backend, asyncPerThread: Infinity });
+    const gate = new SharedArrayBuffer(8);
+    const a = new Int32Array(gate);
+    const n = 50;
+    const viaCodec = s.run('awaitTree', gate, n, false); // the gate argument: the runtime's spawn path
+    const ac = new AbortController();
+    const viaCore = s.with({ signal: ac.signal }).run('awaitTree', gate, n, true); // numbers only: the core's spawnNew
+    let d!: Dump;
+    await until(() => { d = s.dump(); return d.tasks.length === 2 * (1 + n); }, 60_000, 'both trees spawned');
+    const roots = d.tasks.filter((t) => t.root);
+    expect(roots.map((r) => r.name)).toEqual(['awaitTree', 'awaitTree']);
+    for (const r of roots) {
+      const kids = d.tasks.filter((t) => t.parent === r.g);
+      expect(kids.length).toBe(n);
+      expect(new Set(kids.map((k) => k.name)).size).toBe(1);
+      for (const k of kids) expect(k.spawnedOn).toBeGreaterThanOrEqual(1);
+    }
+    expect(d.tasks.filter((t) => t.parent === null).length).toBe(2); // only the roots
+    Atomics.store(a, 0, 1);
+    expect(await within(viaCodec, 60_000, 'the gated tree')).toBe(n);
+    ac.abort();
+    await viaCore.catch(() => undefined);
+    await within(s.close(), 30_000, 'close');
+  }, 120_000);
 
   it('a running task shows its thread; a bad format is a TypeError', async () => {
     const s = await Scheduler.start({ tasks: TASKS, procs: 2, backend });

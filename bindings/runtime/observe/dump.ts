@@ -11,7 +11,7 @@
 // slots here, no lock, no message.
 
 import {
-  G_DEAD, G_FN, G_GEN, G_IDLE, G_JOIN, G_PARENT, G_PENDING, G_PRIO, G_RUNNABLE, G_RUNNING, G_SCHEDLINK,
+  G_DEAD, G_FN, G_GEN, G_IDLE, G_INDEX, G_JOIN, G_PARENT, G_PENDING, G_PRIO, G_RUNNABLE, G_RUNNING, G_SCHEDLINK,
   G_SPAWN_TIME, G_STATUS, G_WAITING, GF_CONT, GF_FORK, H_GCAP, H_NPROCS, HEADER, JOIN_DETACHED, JOIN_DONE,
   JOIN_PARENT, JOIN_WAITER_MASK, MR_CURG, P_HEAD, P_RUNNEXT, P_RUNQ, P_TAIL, PARENT_SPAWNER, PRIO_HIGH, PRIO_MASK,
   PRIO_NORMAL, RUNQ_MASK, RUNQ_SIZE, SCHEDLINK_PINNED,
@@ -44,7 +44,9 @@ export interface DumpTask {
   /** Queued on this P's ring or runnext; null elsewhere (the global or a class queue, a fork
    *  deque) or when not queued. */
   p: number | null;
-  /** The G of the join continuation its result goes to (`ctx.join` linked it), else null. */
+  /** Its parent's G: the join continuation its result goes to once `ctx.join` linked it, else
+   *  the task that spawned it (which may have finished since, its G reused, when the child is
+   *  `detached`); null for a root task and a fork. */
   parent: number | null;
   /** The thread (M index) whose task spawned it and holds its Task, until a join links it;
    *  null for a root task and once linked. */
@@ -131,6 +133,7 @@ function readG(gs: GSlots, g: number, names: readonly string[], running: Map<num
     const prio = u32[(a + G_PRIO) >>> 2];
     const link = u32[(a + G_SCHEDLINK) >>> 2];
     const pending = u32[(a + G_PENDING) >>> 2];
+    const index = u32[(a + G_INDEX) >>> 2];
     const spawned = gs.views.f64[(a + G_SPAWN_TIME) >>> 3];
     const cont = (prio & GF_CONT) !== 0;
     let state: DumpState;
@@ -150,7 +153,7 @@ function readG(gs: GSlots, g: number, names: readonly string[], running: Map<num
       state,
       thread,
       p: state === 'queued' ? onP.get(g) ?? null : null,
-      parent: linked && !spawner && parentWord !== 0 ? parentWord : null,
+      parent: linked && !spawner && parentWord !== 0 ? parentWord : !linked && spawner && index !== 0 && (prio & GF_FORK) === 0 ? index : null,
       spawnedOn: !linked && spawner ? (parentWord & ~PARENT_SPAWNER) >>> 0 : null,
       awaitedBy: waiter !== 0 ? waiter - 1 : null,
       detached: (join & JOIN_DETACHED) !== 0 && (join & JOIN_DONE) === 0,
