@@ -8,8 +8,10 @@ import { formatDump, type Dump } from './observe/dump.js';
 import type { RootTask } from './tasks/root-task.js';
 import type { AnyModule, TaskArgs, TaskName, TaskResult } from './tasks/module-types.js';
 import { checkPriority } from './tasks/priority.js';
-export type { TaskFunction, TaskName, TaskArgs, TaskResult } from './tasks/module-types.js';
 import { optionRangeError, optionTypeError, unknownOptionError } from './base/errors.js';
+
+// The task module types (tasks/module-types.ts), re-exported where they were declared first.
+export type { TaskFunction, TaskName, TaskArgs, TaskResult } from './tasks/module-types.js';
 
 /** `sched.with(options)`: spawn and run with per-task options. */
 export interface ScheduleWith<Mod> {
