@@ -71,6 +71,12 @@ describe.each(['wasm', 'js'] as const)('unobserved failures (%s backend)', (back
   }, 120_000);
 });
 
+describe('options.onUnobservedError', () => {
+  it('must be a function', async () => {
+    await expect(Scheduler.start({ tasks: TASKS, onUnobservedError: 'log' } as never)).rejects.toThrow(/options\.onUnobservedError must be a function, got string/);
+  });
+});
+
 describe('without the hook', () => {
   it('a process warning names the task, and the program exits as usual', async () => {
     const dist = new URL('../dist/bindings/index.js', import.meta.url).href;
