@@ -38,6 +38,9 @@ export type Balancer = (task: BalancerTask, workers: readonly unknown[]) => unkn
 export class LedgerRun {
   /** The ledger worker piscina would have posted it to; null while queued or settled. */
   worker: LedgerWorker | null = null;
+  /** Its neighbours on its worker's list of runs (an intrusive list: no Set per run). */
+  prev: LedgerRun | null = null;
+  next: LedgerRun | null = null;
   /** In a queue (possibly settled since: then skipped when its turn comes). */
   queued = false;
   settled = false;
@@ -49,15 +52,18 @@ export class LedgerRun {
    *  dispatches it (piscina runs it alone on a worker; here, it reaches the scheduler only
    *  when piscina would have posted it): how to launch it then, or fail it instead. */
   held: { launch(): void; fail(e: unknown): void } | null = null;
-  /** `name`: the export it runs; `created`: performance.now() at run() (a custom balancer's
-   *  task interface says both). */
+  /** `name`: the export it runs; `created`: performance.now() at run(), or 0 when no custom
+   *  balancer will ask (a custom balancer's task interface says both). */
   constructor(readonly abortable: boolean, readonly name: string, readonly created: number) {}
 }
 
 /** A ready pool thread, as piscina's worker: the runs it would have been posted. */
 export class LedgerWorker {
-  readonly runs = new Set<LedgerRun>();
-  /** Of `runs`, those with a signal. */
+  /** The runs posted to it, newest first (linked through LedgerRun.prev/next). */
+  head: LedgerRun | null = null;
+  /** How many. */
+  size = 0;
+  /** Of those, the ones with a signal. */
   abortable = 0;
   /** Its thread left the pool: it takes no new run, and goes when its runs settle. */
   gone = false;
@@ -66,12 +72,31 @@ export class LedgerWorker {
 
   /** piscina's currentUsage: the runs posted to it, Infinity while it runs one with a signal. */
   get usage(): number {
-    return this.runningAbortable ? Infinity : this.runs.size;
+    return this.runningAbortable ? Infinity : this.size;
   }
 
   /** piscina's isRunningAbortableTask: its one run has a signal. */
   get runningAbortable(): boolean {
-    return this.runs.size === 1 && this.abortable === 1;
+    return this.size === 1 && this.abortable === 1;
+  }
+
+  add(r: LedgerRun): void {
+    r.worker = this;
+    r.prev = null;
+    r.next = this.head;
+    if (this.head !== null) this.head.prev = r;
+    this.head = r;
+    this.size++;
+    if (r.abortable) this.abortable++;
+  }
+
+  remove(r: LedgerRun): void {
+    if (r.prev !== null) r.prev.next = r.next; else this.head = r.next;
+    if (r.next !== null) r.next.prev = r.prev;
+    r.prev = r.next = null;
+    r.worker = null;
+    this.size--;
+    if (r.abortable) this.abortable--;
   }
 }
 
@@ -153,7 +178,7 @@ export class Ledger {
   /** Ready workers with no run posted (piscina's idleThreads). */
   get idle(): number {
     let n = 0;
-    for (const w of this.workers) if (!w.gone && w.runs.size === 0) n++;
+    for (const w of this.workers) if (!w.gone && w.size === 0) n++;
     return n;
   }
 
@@ -167,7 +192,7 @@ export class Ledger {
   /** Every dispatched run not settled: those a forced close lets finish. */
   dispatched(): LedgerRun[] {
     const out: LedgerRun[] = [];
-    for (const w of this.workers) for (const r of w.runs) out.push(r);
+    for (const w of this.workers) for (let r = w.head; r !== null; r = r.next) out.push(r);
     return out;
   }
 
@@ -194,11 +219,9 @@ export class Ledger {
     }
     const w = run.worker;
     if (w === null) return;
-    run.worker = null;
-    w.runs.delete(run);
-    if (run.abortable) w.abortable--;
+    w.remove(run);
     if (w.gone) {
-      if (w.runs.size === 0) this.drop(w);
+      if (w.size === 0) this.drop(w);
       return;
     }
     if (w.usage < this.perWorker) this.dispatchQueued();
@@ -226,7 +249,7 @@ export class Ledger {
     if (w === undefined) return;
     this.byInfo.delete(info);
     w.gone = true;
-    if (w.runs.size === 0) this.drop(w);
+    if (w.size === 0) this.drop(w);
   }
 
   /** The queues' unsettled runs, taken out (a forced close fails them; a held one is failed
@@ -249,7 +272,7 @@ export class Ledger {
   /** Forgets every worker and run (destroy); a held run fails with `heldError`. */
   clear(heldError: () => unknown): void {
     this.takeQueued(heldError);
-    for (const w of this.workers) for (const r of w.runs) r.worker = null;
+    for (const w of this.workers) while (w.head !== null) w.remove(w.head);
     this.workers.length = 0;
     this.byInfo.clear();
   }
@@ -297,9 +320,7 @@ export class Ledger {
   private distribute(run: LedgerRun): boolean {
     const w = this.balancer === null ? this.leastBusy(run) : this.custom(run);
     if (w !== null) {
-      run.worker = w;
-      w.runs.add(run);
-      if (run.abortable) w.abortable++;
+      w.add(run);
       const held = run.held;
       if (held !== null) { run.held = null; held.launch(); }
       return true;

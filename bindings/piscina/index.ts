@@ -482,10 +482,10 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     // still starting will take) refuses; with no queue, a run no worker can take refuses.
     const maxQueue = this.#opts.maxQueue;
     const waiting = s.ledger.taskQueueSize;
-    if (waiting > 0 && waiting >= maxQueue + this.#pendingCapacity()) {
+    if (waiting > 0 && maxQueue !== Infinity && waiting >= maxQueue + this.#pendingCapacity()) {
       return Promise.reject(maxQueue === 0 ? Errors.NoTaskQueueAvailable() : Errors.TaskQueueAtLimit());
     }
-    const run = new LedgerRun(signal !== null, name, performance.now());
+    const run = new LedgerRun(signal !== null, name, s.ledger.balancer === null ? 0 : performance.now());
     const dispatched = s.ledger.submit(run);
     if (!dispatched && maxQueue <= 0 && this.#pendingCapacity() === 0) {
       s.ledger.settle(run);
