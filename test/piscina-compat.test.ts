@@ -602,3 +602,138 @@ describe('piscina 4 members (which piscina 5 renamed or dropped), beside piscina
     expect(d).toEqual(c);
   });
 });
+
+// piscina's dispatch as a program sees it right after run(), before any thread has started a
+// task: which runs it posted to a worker and which it queued (queueSize, needsDrain, idleThreads,
+// what close({ force }) lets finish, pool.threads growing), computed here by the ledger
+// (bindings/piscina/dispatch.ts) and checked against piscina on the same calls.
+describe('dispatch as piscina counts it', () => {
+  test('queueSize, idleThreads and pool.threads right after each run; needsDrain a microtask later', async () => {
+    const [a, b] = await both(async (pool) => {
+      const seen: unknown[] = [[pool.threads.length, pool.idleThreads, pool.queueSize]];
+      const runs: Array<Promise<unknown>> = [];
+      for (let i = 0; i < 5; i++) {
+        runs.push(outcome(pool.run({ ms: 30, value: i }, { name: 'later' })));
+        seen.push([pool.threads.length, pool.idleThreads, pool.queueSize]);
+      }
+      await Promise.resolve();
+      await Promise.resolve();
+      seen.push(pool.needsDrain);
+      seen.push(await Promise.all(runs));
+      return seen;
+    }, { minThreads: 1, maxThreads: 2 });
+    expect(b).toEqual(a);
+  });
+
+  test('a run with a signal waits for an idle worker; aborting it drops queueSize at once', async () => {
+    const [a, b] = await both(async (pool) => {
+      const first = outcome(pool.run({ ms: 30, value: 1 }, { name: 'later' }));
+      const ac = new AbortController();
+      const abortable = outcome(pool.run({ ms: 30, value: 2 }, { name: 'later', signal: ac.signal }));
+      const before = pool.queueSize;
+      ac.abort('changed my mind');
+      return { before, after: pool.queueSize, first: await first, abortable: await abortable };
+    }, { minThreads: 1, maxThreads: 1, concurrentTasksPerWorker: 2 });
+    expect(a.before).toBe(1);
+    expect(b).toEqual(a);
+  });
+
+  test('a run with a signal starts only once the worker has nothing else (piscina runs it alone)', async () => {
+    const [a, b] = await both(async (pool) => {
+      const order: string[] = [];
+      const note = (p: Promise<unknown>, tag: string): Promise<unknown> => p.then((v) => { order.push(tag); return v; });
+      const runs = [
+        note(pool.run({ ms: 20, value: 'short' }, { name: 'later' }), 'short'),
+        note(pool.run({ ms: 200, value: 'long' }, { name: 'later' }), 'long'),
+        note(pool.run({ ms: 20, value: 'abortable' }, { name: 'later', signal: new AbortController().signal }), 'abortable'),
+      ];
+      await Promise.all(runs);
+      return order;
+    }, { minThreads: 1, maxThreads: 1, concurrentTasksPerWorker: 2 });
+    expect(a).toEqual(['short', 'long', 'abortable']);
+    expect(b).toEqual(a);
+  });
+
+  test('close({ force: true }) right after two runs: the dispatched one finishes, the queued one fails', async () => {
+    const [a, b] = await both(async (pool) => {
+      const r1 = outcome(pool.run({ ms: 30, value: 1 }, { name: 'later' }));
+      const r2 = outcome(pool.run({ ms: 30, value: 2 }, { name: 'later' }));
+      await within(pool.close({ force: true }), 20_000, 'close');
+      return [await r1, await r2];
+    }, { minThreads: 1, maxThreads: 1 });
+    expect(a[0]).toEqual({ ok: 1 });
+    expect((a[1] as { error: { cause: unknown } }).error.cause).toBe('pool is closed');
+    expect(b).toEqual(a);
+  });
+
+  test('a run made while the pool closes: AbortError, its cause piscina 5\'s words (piscina 4\'s for runTask)', async () => {
+    const during = async (pool: AnyPool, viaRunTask: boolean): Promise<unknown> => {
+      const closing = pool.close();
+      const r = await outcome(viaRunTask ? pool.runTask(3) : pool.run(3));
+      await within(closing, 20_000, 'close');
+      return r;
+    };
+    const [a, b] = await both((pool) => during(pool, false), { minThreads: 1, maxThreads: 1 });
+    expect((a as { error: { cause: unknown } }).error.cause).toBe('queue is being terminated');
+    expect(b).toEqual(a);
+    const [a4, b4] = await both((pool) => during(pool, true), { minThreads: 1, maxThreads: 1 }, IMPLS4);
+    expect((a4 as { error: { cause: unknown } }).error.cause).toBe('queue is closing up');
+    expect(b4).toEqual(a4);
+  });
+
+  test('a task whose thread exits: \'worker exited with code: N\', and a new thread takes over', async () => {
+    const [a, b] = await both(async (pool) => {
+      const died = await outcome(pool.run(3, { name: 'exit' }));
+      return { died, after: await outcome(pool.run(4)) };
+    }, { minThreads: 1, maxThreads: 1 });
+    expect(a).toEqual({ died: { error: { ctor: 'Error', name: 'Error', message: 'worker exited with code: 3', code: undefined, cause: undefined } }, after: { ok: 16 } });
+    expect(b).toEqual(a);
+  });
+
+  test('workerData that cannot be cloned: the constructor throws the clone error', () => {
+    const [a, b] = IMPLS.map(({ Pool }) => thrown(() => new Pool({ filename: WORKER, workerData: { f() {} } })));
+    expect(a).not.toBe('no error');
+    expect(b).toEqual(a);
+  });
+
+  test('a polluted Object.prototype (execArgv, env) does not reach the threads', async () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.execArgv = ['--not-a-real-flag'];
+    proto.env = { NODE_OPTIONS: '--title=polluted' };
+    try {
+      // No env option (the helpers pass one): the pools' own reads must not see the pollution.
+      const [a, b] = await Promise.all(IMPLS.map(async ({ Pool }) => {
+        const pool = new Pool({ filename: WORKER, minThreads: 1, maxThreads: 1 });
+        open.push(pool);
+        const r = await outcome(pool.run(5));
+        await pool.destroy();
+        return r;
+      }));
+      expect(a).toEqual({ ok: 25 });
+      expect(b).toEqual(a);
+    } finally {
+      delete proto.execArgv;
+      delete proto.env;
+    }
+  });
+
+  test('a loadBalancer is asked as piscina asks it, and decides when each run starts', async () => {
+    const [a, b] = await Promise.all(IMPLS.map(async ({ lib, Pool }) => {
+      let calls = 0;
+      const pool = new Pool({
+        filename: WORKER, env: { PZ_LIB: lib }, minThreads: 1, maxThreads: 1,
+        loadBalancer(_task: unknown, workers: Array<{ currentUsage: number }>) {
+          calls++;
+          const w = workers[0];
+          return w !== undefined && w.currentUsage === 0 ? w : null;
+        },
+      });
+      open.push(pool);
+      const order: number[] = [];
+      await Promise.all([1, 2, 3, 4].map((v) => pool.run({ ms: 5, value: v }, { name: 'later' }).then((r) => order.push(r))));
+      await pool.destroy();
+      return { order, calls };
+    }));
+    expect(b).toEqual(a);
+  });
+});

@@ -14,6 +14,8 @@ export const Errors = {
   TaskQueueAtLimit: (): Error => new Error('Task queue is at limit'),
   NoTaskQueueAvailable: (): Error => new Error('No task queue available and all Workers are busy'),
   CloseTimeout: (): Error => new Error('Close operation timed out'),
+  /** A task's thread exited (piscina's worker 'exit' handler). */
+  WorkerExited: (code: number): Error => new Error(`worker exited with code: ${code}`),
 };
 
 /** What a run rejects with when its signal aborted (piscina's AbortError). */

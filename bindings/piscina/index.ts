@@ -4,9 +4,10 @@
 // Mapping (DESIGN.md "The piscina entry"): the pool is one Scheduler with maxThreads Ps (one
 // thread each, no spare), started with calling 'piscina' (worker-side.ts wraps each exported
 // `(task) => result` as a task); each run() is a root task. What piscina decides on the main
-// thread per task (admission against maxQueue, 'drain'/'needsDrain', queueSize) is computed from
-// the number of tasks in flight, as piscina computes it from its queue and its workers' loads:
-// capacity = maxThreads x concurrentTasksPerWorker. Nothing here queues or dispatches tasks.
+// thread per task (admission against maxQueue, 'drain'/'needsDrain', queueSize, which runs a
+// forced close lets finish, when a worker is added) is computed from a ledger of piscina's
+// dispatch (dispatch.ts), as piscina computes it from its queue and its workers' loads. Nothing
+// here queues or dispatches tasks: the ledger only counts.
 
 /**
  * piscina's API on stealwork's scheduler: a program takes `Piscina` from `stealwork/piscina` in
@@ -26,6 +27,7 @@ import { wallClock } from './worker-side.js';
 import { Errors, POOL_CLOSED, abortError, argumentError, noHandlerError, oneFileError } from './errors.js';
 import { workerMark } from '../runtime/threads/mark.js';
 import type { PiscinaEvents, PiscinaListener, PoolEvents } from './events.js';
+import { Ledger, LedgerRun, type Balancer, type BalancerTask } from './dispatch.js';
 
 const EventEmitterAsyncResource = nodeModule<typeof import('node:events')>('node:events').EventEmitterAsyncResource as unknown as
   new (options: { name: string }) => PoolEvents;
@@ -79,12 +81,14 @@ export interface PoolThread {
 export interface PiscinaWorker {
   /** The thread's id: `worker_threads.threadId` inside it. */
   readonly id: number;
-  /** The tasks it has in progress now: the one it runs and its async ones awaiting. */
+  /** The runs piscina would have posted to it and not settled (Infinity while that is one run
+   *  with a signal): what piscina's balancer weighs. The runs themselves go to whichever thread
+   *  takes them first. */
   readonly currentUsage: number;
-  /** Always false here: a run with a signal is not tied to a thread until it starts. */
+  /** True while the one run piscina would have posted to it has a signal (it takes no other). */
   readonly isRunningAbortableTask: boolean;
-  /** Always null: per-thread histograms (piscina's `workerHistogram`) are not kept. */
-  readonly histogram: null;
+  /** With `workerHistogram: true`, the run times of the tasks this thread ran; else null. */
+  readonly histogram: HistogramSummary | null;
   /** Always false: a thread here ends at once. */
   readonly terminating: boolean;
   /** True once the thread left the pool ('workerDestroy'). */
@@ -137,8 +141,9 @@ export interface RunOptions {
 
 /** What `close(options)` takes. */
 export interface CloseOptions {
-  /** Fail the runs no thread has started yet (an AbortError, 'pool is closed') rather than
-   *  wait for them; the running ones finish either way. */
+  /** Fail the runs piscina would still hold in its queue (an AbortError, 'pool is closed')
+   *  rather than wait for them; those it would have posted to a worker finish, as do runs a
+   *  thread has started. */
   force?: boolean;
 }
 
@@ -170,12 +175,13 @@ export class ArrayTaskQueue implements TaskQueue {
 /** piscina's other queue class; the same no-op here. */
 export class FixedQueue extends ArrayTaskQueue {}
 
-/** A started pool: the scheduler, its timing words, its file. */
+/** A started pool: the scheduler, its timing words, its file, the ledger of piscina's dispatch. */
 interface Started {
   sched: Scheduler;
   engine: Engine;
   reader: TimingReader;
   filename: string;
+  ledger: Ledger;
 }
 
 const NO_OPTIONS: RunOptions = Object.freeze({});
@@ -198,11 +204,15 @@ function toPath(filename: string): string {
   }
 }
 
-/** An AbortSignal for the scheduler, from either kind of signal; and how to let go of it. */
-function bridgeSignal(signal: AbortSignalAny): { signal: AbortSignal; release(): void } {
-  if (signal instanceof AbortSignal) return { signal, release: () => undefined };
+/** An AbortSignal for the scheduler, from either kind of signal, calling `aborted` first when
+ *  it aborts; and how to let go of it. */
+function bridgeSignal(signal: AbortSignalAny, aborted: () => void): { signal: AbortSignal; release(): void } {
+  if (signal instanceof AbortSignal) {
+    signal.addEventListener('abort', aborted, { once: true });
+    return { signal, release: () => signal.removeEventListener('abort', aborted) };
+  }
   const ac = new AbortController();
-  const onAbort = (): void => ac.abort(signal.reason);
+  const onAbort = (): void => { aborted(); ac.abort(signal.reason); };
   if ('addEventListener' in signal) {
     signal.addEventListener('abort', onAbort, { once: true });
     return { signal: ac.signal, release: () => signal.removeEventListener('abort', onAbort) };
@@ -290,7 +300,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     // the queued runs to the others (DESIGN.md "Async tasks: where they start").
     resolved.asyncPerThread = Math.ceil(this.#opts.concurrentTasksPerWorker);
     resolved.thread = this.#thread;
-    const shared = timingBuffer(procs + 1);
+    // Room to list the runs piscina had dispatched, for a forced close (timing.ts).
+    const shared = timingBuffer(procs + 1, 2 * procs * Math.ceil(this.#opts.concurrentTasksPerWorker) + 16);
     resolved.calling = { kind: 'piscina', shared };
     // The threads run this entry's worker, which registers the 'piscina' calling convention
     // (worker.ts); bundled, it is dist/worker.js beside dist/piscina.cjs, as it is for the engine.
@@ -300,12 +311,17 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     // piscina's 'workerCreate' when a thread is ready (the start-up ones: below), and
     // 'workerDestroy' when it is gone.
     let engineRef: Engine | null = null;
-    resolved.onThreadUp = (w) => { if (engineRef !== null) this.#workerUp(engineRef, w); };
+    resolved.onThreadUp = (w) => { if (engineRef !== null) this.#workerUp(engineRef, w, true); };
     resolved.onThreadGone = (w) => this.#workerGone(w);
     let sched: Scheduler;
     try {
       sched = startResolvedSync(resolved);
     } catch (e) {
+      // An option the Worker constructor refuses (workerData that cannot be cloned, a bad
+      // execArgv): piscina's constructor throws that error, as its own new Worker does.
+      const cause = (e as { cause?: { name?: string; code?: unknown } }).cause;
+      if (cause !== undefined && cause !== null && (cause.name === 'DataCloneError' ||
+        (typeof cause.code === 'string' && cause.code.startsWith('ERR_WORKER_INVALID')))) throw cause;
       // The platform refused a thread: runs reject with the error, or it is the 'error' event.
       this.#startError = e;
       queueMicrotask(() => { if (this.#startError === e && this.listenerCount('error') > 0) this.emit('error', e); });
@@ -313,11 +329,25 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     }
     const engine = engineOf(sched);
     engineRef = engine;
-    // piscina marks its first workers ready at once and announces them in a microtask, so a
-    // listener added right after the constructor hears them.
+    const o = this.#opts;
+    const ledger = new Ledger({
+      threadCount: () => engine.liveThreads,
+      addThread: () => engine.addThread(),
+    }, Math.ceil(o.maxThreads), Math.ceil(o.concurrentTasksPerWorker), (o.loadBalancer ?? null) as Balancer | null,
+    o.stricterFIFO === true, (run, taskId) => this.#taskInfo(run, taskId, filename));
+    const started: Started = { sched, engine, reader: new TimingReader(shared, procs + 1), filename, ledger };
+    this.#started = started;
+    // piscina marks its first workers ready at once (runs made now are dispatched to them) and
+    // announces them in a microtask, so a listener added right after the constructor hears
+    // them; then each takes what waits for it.
     const first = engine.workers;
-    queueMicrotask(() => { for (const w of first) if (engine.workers.includes(w)) this.#workerUp(engine, w); });
-    const started: Started = { sched, engine, reader: new TimingReader(shared, procs + 1), filename };
+    for (const w of first) this.#workerUp(engine, w, false);
+    queueMicrotask(() => {
+      for (const w of first) {
+        const entry = this.#workers.get(w);
+        if (entry !== undefined && engine.workers.includes(w)) { this.emit('workerCreate', entry.info); ledger.available(); }
+      }
+    });
     engine.onThreadError = (err, failed) => {
       // piscina: a worker's error with no task to fail is the pool's 'error' event
       if (failed === 0 && err.cause !== undefined) queueMicrotask(() => this.emit('error', err.cause));
@@ -329,24 +359,37 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
       this.#startError = err;
       if (failed === 0 && this.listenerCount('error') > 0) this.emit('error', err);
     };
-    this.#started = started;
   }
 
-  /** Thread `w` joined the pool: 'workerCreate', once per thread. */
-  #workerUp(engine: Engine, w: unknown): void {
-    if (this.#workers.has(w)) return;
+  /** piscina's task interface, for a custom loadBalancer. */
+  #taskInfo(run: LedgerRun, taskId: number, filename: string): BalancerTask {
+    return { taskId, filename, name: run.name, created: run.created, isAbortable: run.abortable };
+  }
+
+  /** Thread `w` joined the pool (loaded the file; a start-up thread at once): a worker of the
+   *  ledger, and 'workerCreate' once per thread (`announce`: now; the start-up ones in the
+   *  constructor's microtask). */
+  #workerUp(engine: Engine, w: unknown, announce: boolean): void {
+    const s = this.#started;
+    if (this.#workers.has(w) || s === null) return;
     let destroyed = false;
     const id = (w as { threadId: number }).threadId; // a Worker's threadId is -1 once it exited
+    const slot = engine.threadSlot(w);
+    const reader = s.reader;
+    const perWorker = this.#opts.workerHistogram === true;
     const info: PiscinaWorker = {
       id,
-      get currentUsage() { return destroyed ? 0 : engine.threadUsage(w); },
-      isRunningAbortableTask: false,
-      histogram: null,
+      get currentUsage() { return destroyed ? 0 : lw.usage; },
+      get isRunningAbortableTask() { return !destroyed && lw.runningAbortable; },
+      get histogram() { return perWorker && slot !== 0 ? reader.summary(RUN, slot) : null; },
       terminating: false,
       get destroyed() { return destroyed; },
     };
+    const lw = s.ledger.addWorker(info);
     this.#workers.set(w, { info, gone: () => { destroyed = true; } });
+    if (!announce) return;
     this.emit('workerCreate', info);
+    s.ledger.available();
   }
 
   /** Thread `w` left the pool: 'workerDestroy' with the object its 'workerCreate' gave. A
@@ -356,6 +399,7 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     if (entry === undefined) return;
     this.#workers.delete(w);
     entry.gone();
+    this.#started?.ledger.removeWorker(entry.info);
     this.emit('workerDestroy', entry.info);
   }
 
@@ -406,17 +450,15 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     if (filename !== undefined && typeof filename !== 'string') return Promise.reject(argumentError('filename argument must be a string'));
     if (signal !== undefined && typeof signal !== 'object') return Promise.reject(argumentError('signal argument must be an object'));
     return this.#runTask(task, (transferList ?? []) as unknown[], (filename as string | undefined) || this.#opts.filename, 'default',
-      (signal ?? null) as AbortSignalAny | null);
+      (signal ?? null) as AbortSignalAny | null, true);
   }
 
-  #runTask(task: unknown, transferList: unknown[], filenameIn: string | null, name: string, signal: AbortSignalAny | null): Promise<R> {
+  /** `v4`: called by piscina 4's runTask, whose refusal during close says piscina 4's words. */
+  #runTask(task: unknown, transferList: unknown[], filenameIn: string | null, name: string, signal: AbortSignalAny | null, v4 = false): Promise<R> {
     if (typeof filenameIn !== 'string') return Promise.reject(Errors.FilenameNotProvided());
     const filename = filenameIn === this.#rawFilename ? this.#filename! : toPath(filenameIn); // a URL parse per run costs 8%
-    if (this.#closingUp || this.#destroying) return Promise.reject(abortError('queue is being terminated'));
+    if (this.#closingUp || this.#destroying) return Promise.reject(abortError(v4 ? 'queue is closing up' : 'queue is being terminated'));
     if (signal !== null && signal.aborted) return Promise.reject(abortError(signal.reason));
-    if (this.#inFlight >= this.#capacity + this.#opts.maxQueue) {
-      return Promise.reject(this.#opts.maxQueue === 0 ? Errors.NoTaskQueueAvailable() : Errors.TaskQueueAtLimit());
-    }
     if (this.#filename === null) { this.#begin(filename); this.#rawFilename = filenameIn; }
     else if (filename !== this.#filename) {
       return Promise.reject(oneFileError(this.#filename!, filename));
@@ -431,40 +473,83 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     } catch (e) {
       return Promise.reject(e);
     }
+    const s = this.#started;
+    if (s === null) { // the platform refused the threads
+      this.#inFlight++;
+      return Promise.reject(this.#startError).then(this.#onResult, this.#onError) as Promise<R>;
+    }
+    // piscina's admission (its runTask): a queue holding maxQueue runs (and what the threads
+    // still starting will take) refuses; with no queue, a run no worker can take refuses.
+    const maxQueue = this.#opts.maxQueue;
+    const waiting = s.ledger.taskQueueSize;
+    if (waiting > 0 && maxQueue !== Infinity && waiting >= maxQueue + this.#pendingCapacity()) {
+      return Promise.reject(maxQueue === 0 ? Errors.NoTaskQueueAvailable() : Errors.TaskQueueAtLimit());
+    }
+    const run = new LedgerRun(signal !== null, name, s.ledger.balancer === null ? 0 : performance.now());
+    const dispatched = s.ledger.submit(run);
+    if (!dispatched && maxQueue <= 0 && this.#pendingCapacity() === 0) {
+      s.ledger.settle(run);
+      return Promise.reject(Errors.NoTaskQueueAvailable());
+    }
     const submitted = this.#opts.recordTiming ? wallClock() : undefined;
     this.#inFlight++;
-    // The signal is listened to from now, as piscina does, even while the pool is starting.
-    const bridge = signal === null ? null : bridgeSignal(signal);
-    const p = this.#started !== null
-      ? this.#spawn(this.#started, name, task, submitted, bridge?.signal, transfer)
-      : Promise.reject(this.#startError); // the platform refused the threads
+    // The signal is listened to from now, as piscina does, even while the pool is starting; an
+    // abort takes the run off the ledger at once (piscina's queueSize drops in emit('abort')).
+    const bridge = signal === null ? null : bridgeSignal(signal, () => {
+      s.ledger.settle(run);
+      const held = run.held;
+      if (held !== null) { run.held = null; held.fail({ code: 'ERR_ABORTED' }); } // #mapError: the signal's reason
+    });
+    // A run piscina would queue reaches the scheduler at once, but for two kinds held here until
+    // the ledger dispatches it: one with a signal (piscina runs it alone on a worker, so aborting
+    // it, which ends that worker, fails nothing else), and every run of a pool with a
+    // loadBalancer (the balancer decides when each starts).
+    const p = dispatched || (signal === null && s.ledger.balancer === null)
+      ? this.#spawn(s, run, name, task, submitted, bridge?.signal, transfer)
+      : new Promise<unknown>((resolve, reject) => {
+        run.held = {
+          launch: () => { this.#spawn(s, run, name, task, submitted, bridge?.signal, transfer).then(resolve, reject); },
+          fail: reject,
+        };
+      });
     this.#checkDrain();
-    if (bridge === null) return p.then(this.#onResult, this.#onError) as Promise<R>;
+    if (bridge === null) {
+      return p.then((v) => { this.#done(run); return v as R; }, (e) => { this.#done(run); throw this.#mapError(e, null); });
+    }
     return p.then(
-      (v) => { bridge.release(); this.#done(); return v as R; },
-      (e) => { bridge.release(); this.#done(); throw this.#mapError(e, signal); });
+      (v) => { bridge.release(); this.#done(run); return v as R; },
+      (e) => { bridge.release(); this.#done(run); throw this.#mapError(e, signal); });
   }
 
+  /** A settlement with no run of the ledger (a pool whose threads were refused). */
   readonly #onResult = (v: unknown): unknown => {
-    this.#done();
+    this.#done(null);
     return v;
   };
 
   readonly #onError = (e: unknown): never => {
-    this.#done();
+    this.#done(null);
     throw this.#mapError(e, null);
   };
 
-  #spawn(s: Started, name: string, task: unknown, submitted: number | undefined, signal: AbortSignal | undefined, transfer: ArrayBuffer[]): Promise<unknown> {
+  /** What threads still starting will take: piscina's pendingCapacity (its workers not ready). */
+  #pendingCapacity(): number {
+    const s = this.#started;
+    if (s === null) return 0;
+    return Math.max(0, s.engine.liveThreads - s.ledger.ready) * this.#opts.concurrentTasksPerWorker;
+  }
+
+  #spawn(s: Started, run: LedgerRun, name: string, task: unknown, submitted: number | undefined, signal: AbortSignal | undefined, transfer: ArrayBuffer[]): Promise<unknown> {
     if (signal?.aborted === true) return Promise.reject({ code: 'ERR_ABORTED' }); // #mapError: the caller's reason
     if (this.#forced) return Promise.reject(abortError('pool is closed'));
     // Before a thread has loaded the file the name is resolved there (#mapError).
     if (s.engine.unknownName(name)) return Promise.reject(noHandlerError(s.filename));
     const args = submitted === undefined ? [task] : [task, submitted];
-    if (signal === undefined && transfer.length === 0) return s.engine.spawn(name, args).result();
-    const sched = s.sched as unknown as { with(o: object): { run(name: string, ...args: unknown[]): Promise<unknown> } };
     // piscina terminates the worker of a task aborted while it runs: kill does (DESIGN.md "Killing a task").
-    return sched.with({ signal, kill: signal !== undefined, transfer: transfer.length === 0 ? undefined : transfer }).run(name, ...args);
+    const t = signal === undefined && transfer.length === 0 ? s.engine.spawn(name, args)
+      : s.engine.spawn(name, args, { signal, kill: signal !== undefined, transfer: transfer.length === 0 ? undefined : transfer });
+    run.g = t.g; // what a forced close lists when piscina had dispatched the run
+    return t.result();
   }
 
   /** A scheduler error as piscina would have rejected the run. */
@@ -483,10 +568,15 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     // The thread died under the task: piscina rejects with the thread's own error (e.g.
     // ERR_WORKER_OUT_OF_MEMORY); the scheduler's WorkerCrashedError carries it as its cause.
     if (err.code === 'ERR_WORKER_CRASHED' && err.cause !== null && typeof err.cause === 'object') return err.cause;
+    // The thread exited under the task (process.exit in it): piscina's words for that, with the
+    // code the scheduler's error names (runtime base/errors.ts workerCrashedError).
+    const exit = err.code === 'ERR_WORKER_CRASHED' ? /exited with code (-?\d+)/.exec(String((e as Error).message)) : null;
+    if (exit !== null) return Errors.WorkerExited(Number(exit[1]));
     return e;
   }
 
-  #done(): void {
+  #done(run: LedgerRun | null): void {
+    if (run !== null) this.#started?.ledger.settle(run);
     this.#inFlight--;
     this.#completed++;
     this.#checkDrain();
@@ -505,8 +595,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
    *  again after that is 'drain'. Nothing is queued for an event nobody listens to. */
   readonly #maybeDrain = (): void => {
     this.#drainQueued = false;
-    const usage = Math.min(this.#inFlight, this.#capacity);
-    if (usage === this.#capacity) {
+    const usage = this.#started?.ledger.usage ?? 0;
+    if (usage >= this.#capacity) {
       this.#needsDrain = true;
       if (this.listenerCount('needsDrain') !== 0) queueMicrotask(() => this.emit('needsDrain'));
     } else if (this.#needsDrain) {
@@ -522,8 +612,8 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
 
   /**
    * Waits for the tasks in flight (at most closeTimeout ms: then 'error' with piscina's
-   * CloseTimeout), then stops the threads. With `force`, tasks not started yet fail with an
-   * AbortError ('pool is closed'); the running ones finish.
+   * CloseTimeout), then stops the threads. With `force`, the runs piscina would still hold in
+   * its queue fail with an AbortError ('pool is closed'); the dispatched ones finish.
    */
   async close(options: CloseOptions = {}): Promise<void> {
     if (options === null || typeof options !== 'object') throw argumentError('options must be an object');
@@ -533,8 +623,15 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     force ??= false;
     this.#closingUp = true;
     if (force) {
+      // piscina fails the runs in its queue and lets those it posted to a worker finish: the
+      // threads refuse to start any run but those the ledger dispatched (timing.ts refuses);
+      // a queued run a thread had started already runs to its end.
       this.#forced = true;
-      this.#started?.reader.markClosed();
+      const s = this.#started;
+      if (s !== null) {
+        s.ledger.takeQueued(() => abortError('pool is closed'));
+        s.reader.markClosed(s.ledger.dispatched().map((r) => r.g).filter((g) => g !== 0));
+      }
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -562,6 +659,7 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     this.#filename = null;
     this.#rawFilename = null;
     if (s !== null) {
+      s.ledger.clear(() => ({ code: 'ERR_CLOSED_FORCE' })); // #mapError: piscina's 'Terminating worker thread'
       try {
         await s.sched.close({ force: true });
       } catch { /* a pool whose start failed has nothing more to stop */ }
@@ -602,15 +700,15 @@ export class Piscina<T = any, R = any> extends EventEmitterAsyncResource {
     return this.#started === null ? [] : engineOf(this.#started.sched).workers as PoolThread[];
   }
 
-  /** Threads without a task, as the in-flight count implies (the threads are not asked). */
+  /** Ready threads piscina would have posted no run to (the threads are not asked). */
   get idleThreads(): number {
-    const busy = Math.ceil(Math.min(this.#inFlight, this.#capacity) / this.#opts.concurrentTasksPerWorker);
-    return Math.max(0, this.threads.length - busy);
+    return this.#started?.ledger.idle ?? 0;
   }
 
-  /** Tasks beyond what the threads can run at once (maxThreads x concurrentTasksPerWorker). */
+  /** Runs piscina would hold in its queue, less what the threads still starting will take. */
   get queueSize(): number {
-    return Math.max(0, this.#inFlight - this.#capacity);
+    const s = this.#started;
+    return s === null ? 0 : Math.max(0, s.ledger.queued - this.#pendingCapacity());
   }
 
   /** Runs settled since the pool was made, fulfilled or rejected (not those refused at once). */

@@ -1,10 +1,11 @@
-// The shared words of the stealwork/piscina entry: the force-close flag its task wrapper reads,
-// and the run-time and wait-time histograms the wrappers record into (piscina's `histogram`,
+// The shared words of the stealwork/piscina entry: the force-close flag and the list of runs a
+// forced close lets finish, which its task wrapper reads, and the run-time and wait-time histograms the wrappers record into (piscina's `histogram`,
 // `utilization`). One SharedArrayBuffer, made by the main thread and sent in every worker's
 // init message.
 //
-// Layout: a header of four i32 (CLOSED, the run epoch, the wait epoch, spare), then one block
-// per M and kind (run, wait). A block: i32 epoch (+4 spare), f64 count, sum, sum of squares,
+// Layout: a header of eight i32 (CLOSED, the run epoch, the wait epoch, the allowed count, the
+// allowed list's byte offset and its room, two spare), then one block per M and kind (run,
+// wait), then the allowed list (u32 G ids: the runs dispatched when the pool was force-closed). A block: i32 epoch (+4 spare), f64 count, sum, sum of squares,
 // min, max (microseconds), then u32 buckets. Only M m writes its blocks; the main thread reads.
 // A reset bumps the kind's epoch; an M zeroes its block when it sees a new epoch before its
 // next sample, and a reader skips blocks of an old epoch, so no thread writes another's block.
@@ -12,7 +13,14 @@
 
 export const CLOSED = 0;
 const EPOCH = 1; // + kind
-const HEADER = 16;
+const ALLOW_N = 3;
+const ALLOW_AT = 4;
+const ALLOW_ROOM = 5;
+const HEADER = 32;
+/** The most runs a forced close can let finish (piscina's dispatched ones: maxThreads x
+ *  concurrentTasksPerWorker, a few more while a gone thread's runs drain); beyond it, a run not
+ *  started fails as a queued one does. */
+const ALLOW_MAX = 65536;
 /** Kinds of figure. */
 export const RUN = 0;
 export const WAIT = 1;
@@ -28,9 +36,15 @@ const F_MAX = 40;
 const F_BUCKETS = 48;
 const BLOCK = F_BUCKETS + BUCKETS * 4;
 
-/** A buffer for M slots 1..nms-1. Main thread. */
-export function timingBuffer(nms: number): SharedArrayBuffer {
-  return new SharedArrayBuffer(HEADER + (nms - 1) * 2 * BLOCK);
+/** A buffer for M slots 1..nms-1, and room to list `allow` runs at a forced close. Main thread. */
+export function timingBuffer(nms: number, allow: number): SharedArrayBuffer {
+  const room = Math.min(ALLOW_MAX, Math.max(16, Math.ceil(allow)));
+  const at = HEADER + (nms - 1) * 2 * BLOCK;
+  const buf = new SharedArrayBuffer(at + room * 4);
+  const i32 = new Int32Array(buf);
+  i32[ALLOW_AT] = at;
+  i32[ALLOW_ROOM] = room;
+  return buf;
 }
 
 function blockBase(m: number, kind: number): number {
@@ -64,9 +78,14 @@ export class TimingRecorder {
     this.m = m;
   }
 
-  /** True once the pool was force-closed: a task not started by then must not run. */
-  get closed(): boolean {
-    return Atomics.load(this.i32, CLOSED) !== 0; // pairs with markClosed's store
+  /** True when the run of G g must not start: the pool was force-closed and g is not one of
+   *  the runs dispatched then (piscina lets those finish and fails the queued ones). */
+  refuses(g: number): boolean {
+    if (Atomics.load(this.i32, CLOSED) === 0) return false; // pairs with markClosed's store (after the list's)
+    const n = Atomics.load(this.i32, ALLOW_N); // pairs with markClosed's store
+    const at = this.i32[ALLOW_AT] >>> 2; // written before the buffer was shared
+    for (let i = 0; i < n; i++) if (Atomics.load(this.u32, at + i) === g) return false; // pairs with markClosed's stores
+    return true;
   }
 
   /** One sample of `kind`, in ms; stored as piscina does, whole microseconds, at least 1. */
@@ -81,6 +100,9 @@ export class TimingRecorder {
       Atomics.store(this.i32, base >>> 2, epoch); // pairs with the block-epoch loads in totals/summary: a reader counts this block from now on
     }
     const us = Math.max(1, Math.trunc(ms * 1000));
+    // A block never reset holds zeros (its epoch 0 is the first epoch): its first sample sets
+    // min, or min would stay 0.
+    if (f[(base + F_COUNT) >>> 3] === 0) f[(base + F_MIN) >>> 3] = Infinity;
     f[(base + F_COUNT) >>> 3] += 1;
     f[(base + F_SUM) >>> 3] += us;
     f[(base + F_SUMSQ) >>> 3] += us * us;
@@ -164,9 +186,14 @@ export class TimingReader {
     this.nms = nms;
   }
 
-  /** From now on, tasks that have not started fail instead of running. */
-  markClosed(): void {
-    Atomics.store(this.i32, CLOSED, 1); // pairs with the wrappers' load in closed()
+  /** From now on, tasks that have not started fail instead of running, but for the runs of the
+   *  Gs in `allow` (those piscina had dispatched; as many as the list has room for). */
+  markClosed(allow: readonly number[]): void {
+    const at = this.i32[ALLOW_AT] >>> 2;
+    const n = Math.min(allow.length, this.i32[ALLOW_ROOM]);
+    for (let i = 0; i < n; i++) Atomics.store(this.u32, at + i, allow[i]); // pairs with refuses' loads
+    Atomics.store(this.i32, ALLOW_N, n); // the same
+    Atomics.store(this.i32, CLOSED, 1); // last: a wrapper that sees it sees the list (pairs with refuses' first load)
   }
 
   /** Forgets kind's samples: every M starts its block afresh at its next sample. */
@@ -188,8 +215,9 @@ export class TimingReader {
     return { count, sum };
   }
 
-  /** piscina's summary of kind; with no samples, the figures node's empty histogram gives. */
-  summary(kind: number): HistogramSummary {
+  /** piscina's summary of kind (of M `only`'s samples alone when given: piscina's per-worker
+   *  histogram); with no samples, the figures node's empty histogram gives. */
+  summary(kind: number, only = 0): HistogramSummary {
     const epoch = Atomics.load(this.i32, EPOCH + kind); // pairs with reset's add
     const merged = new Float64Array(BUCKETS);
     let count = 0;
@@ -197,10 +225,11 @@ export class TimingReader {
     let sumsq = 0;
     let min = Infinity;
     let max = 0;
-    for (let m = 1; m < this.nms; m++) {
+    for (let m = only === 0 ? 1 : only; m < (only === 0 ? this.nms : only + 1); m++) {
       const base = blockBase(m, kind);
       if (Atomics.load(this.i32, base >>> 2) !== epoch) continue; // pairs with record's block-epoch store
       const f = this.f64;
+      if (f[(base + F_COUNT) >>> 3] === 0) continue; // no sample yet: its zeros are no minimum
       count += f[(base + F_COUNT) >>> 3];
       sum += f[(base + F_SUM) >>> 3];
       sumsq += f[(base + F_SUMSQ) >>> 3];

@@ -1,7 +1,7 @@
 // The task module adapter, worker side: each exported function of a piscina worker file,
 // `(task) => result` (sync or async), becomes a stealwork task `(ctx, task, submitted) =>
-// result`. The wrapper refuses to start once the pool was force-closed (piscina rejects the
-// tasks still queued then), records wait and run times (timing.ts) when `submitted` (the main
+// result`. The wrapper refuses to start once the pool was force-closed, unless its run is one
+// piscina had dispatched then (piscina fails the tasks still queued and lets those finish), records wait and run times (timing.ts) when `submitted` (the main
 // thread's clock at run()) is given, and unwraps a moved result (move.ts).
 //
 // Registered as the 'piscina' calling convention by this entry's worker (worker.ts), which the
@@ -27,9 +27,9 @@ function isThenable(r: unknown): r is PromiseLike<unknown> {
 }
 
 function wrap(fn: Handler, rec: TimingRecorder): Wrapped {
-  return (_ctx, task, at) => {
+  return (ctx, task, at) => {
     const submitted = at as number | undefined;
-    if (rec.closed) throw poolClosedError();
+    if (rec.refuses((ctx as { g: number }).g)) throw poolClosedError();
     if (submitted === undefined) { // recordTiming: false
       const r = fn(task);
       return isThenable(r) ? Promise.resolve(r).then(unmove) : unmove(r);

@@ -25,11 +25,12 @@ export abstract class EngineThreads extends EngineState {
   /** Starts the threads for startThreads Ps and the spares' (the other slots wait for work): their
    *  handshakes, each the task names its thread found. A thread the platform refuses (Node:
    *  ERR_WORKER_INIT_FAILED, EAGAIN at a thread limit) throws ERR_WORKER_START; the ones started
-   *  are ended by the caller's failure, and their handshakes dropped. */
-  private launchThreads(module: WebAssembly.Module | null): Array<Promise<string[]>> {
+   *  are ended by the caller's failure, and their handshakes dropped. `least`: the fewest to
+   *  start (Scheduler.start needs one for the task names; a synchronous start does not). */
+  private launchThreads(module: WebAssembly.Module | null, least = 1): Array<Promise<string[]>> {
     this.module = module;
     const ready: Array<Promise<string[]>> = [];
-    const n = Math.max(1, this.opts.startThreads) + this.opts.spareThreads;
+    const n = Math.max(least, this.opts.startThreads) + this.opts.spareThreads;
     for (let i = 1; i <= n; i++) {
       try {
         ready.push(this.startM(i, undefined));
@@ -60,7 +61,9 @@ export abstract class EngineThreads extends EngineState {
    * once every handshake has.
    */
   protected startThreadsSync(module: WebAssembly.Module | null): Promise<unknown> {
-    const ready = this.launchThreads(module);
+    // None at all when startThreads is 0 (piscina's minThreads: 0): the first spawns name their
+    // task, and the first thread started for them says the names (growM).
+    const ready = this.launchThreads(module, 0);
     const n = ready.length;
     this.startm.starting += n;
     ready.forEach((r, k) => r.then((names) => {
@@ -156,8 +159,7 @@ export abstract class EngineThreads extends EngineState {
     const sc = this.atOnce ? syncChannel() : null;
     this.sharePorts[i - 1] = sc;
     if (sc !== null) t.onGone(() => sc.close());
-    const onGone = o.onThreadGone;
-    if (onGone !== null) t.onGone(() => onGone(t.worker));
+    if (o.onThreadGone !== null) t.onGone(() => this.reportGone(t.worker));
     t.post({
       type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
       spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, ncpu: o.ncpu, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, calling: o.calling,
@@ -269,9 +271,20 @@ export abstract class EngineThreads extends EngineState {
   /** M slot i's thread left the scheduler after idleTimeout (mExit): it ends, and the slot is
    *  free for a thread started later. A share delivery waiting for its acknowledgement does not
    *  wait any longer: a thread started in the slot gets every buffer before its init. */
+  /** Tells onThreadGone once per thread: when its slot is freed (an idle exit) or its Worker
+   *  exited, whichever comes first (the Worker's 'exit' follows its terminate by a while). */
+  private readonly goneReported = new WeakSet<object>();
+  protected reportGone(worker: unknown): void {
+    const onGone = this.opts.onThreadGone;
+    if (onGone === null || typeof worker !== 'object' || worker === null || this.goneReported.has(worker)) return;
+    this.goneReported.add(worker);
+    onGone(worker);
+  }
+
   protected idledOut(i: number, t: ThreadHandle<ToWorker, unknown>): void {
     if (this.threads[i - 1] !== t || this.closed) return;
     this.threads[i - 1] = null;
+    this.reportGone(t.worker);
     this.threadExits++;
     this.onShareAck(i, Number.MAX_SAFE_INTEGER);
     if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'idle exit', args: { M: i } });

@@ -185,6 +185,24 @@ export class Engine extends EnginePump {
     return (Atomics.load(u32, (a + MR_CURG) >>> 2) !== 0 ? 1 : 0) + Atomics.load(u32, (a + MR_ASYNC) >>> 2); // pairs with the M's stores
   }
 
+  /** The M slot (1..) of the thread of `worker`; 0 for a thread no longer in the scheduler. */
+  threadSlot(worker: unknown): number {
+    return this.threads.findIndex((t) => t !== null && t.worker === worker) + 1;
+  }
+
+  /**
+   * Starts one thread now, for a P without one, as piscina adds a worker in `run()` when a task
+   * finds none free (the piscina entry's dispatch ledger). startm would start it at the end of
+   * the turn for the work waiting; a piscina program counts `pool.threads` right after `run()`.
+   * False when every P has a thread or one is starting for it. Main thread.
+   */
+  addThread(): boolean {
+    if (this.startm.withoutM - this.startm.starting <= 0) return false;
+    const before = this.startm.starting;
+    this.growM(1);
+    return this.startm.starting > before;
+  }
+
   /** Threads running now (each worker M slot that has one). */
   get liveThreads(): number {
     let n = 0;

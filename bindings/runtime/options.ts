@@ -182,7 +182,8 @@ export interface ResolvedOptions {
    *  each thread's order. Null: such messages are dropped. */
   onMessage: ((message: unknown) => void) | null;
   /** Internal: told with the platform's Worker when a thread said it is ready (its handshake),
-   *  and when a thread is gone (its exit, whatever ended it): the piscina entry's
+   *  and once when a thread is gone (its slot freed by an idle exit, or its Worker's exit,
+   *  whatever ended it, whichever comes first): the piscina entry's
    *  'workerCreate' and 'workerDestroy'. */
   onThreadUp: ((worker: unknown) => void) | null;
   onThreadGone: ((worker: unknown) => void) | null;

@@ -198,7 +198,9 @@ export function startThread<Out, In>(url: URL, name: string, opts: ThreadOptions
     // flags. On Deno the options are the scheduler's own: workerData travels in the init message
     // and the Node-only ones were refused (threadOptionsProblem).
     const execArgv = isNode && opts.execArgv === undefined ? workerExecArgv((g.process as { execArgv?: string[] }).execArgv ?? []) : null;
-    const wopts = isNode ? { name, ...opts, ...(execArgv === null ? {} : { execArgv }) } : { name };
+    // Without a prototype: Worker reads an option the caller did not give (env, execArgv) off
+    // the object, and Object.prototype may have been polluted with one.
+    const wopts = Object.assign(Object.create(null) as object, isNode ? { name, ...opts, ...(execArgv === null ? {} : { execArgv }) } : { name });
     const w = new Worker(url, wopts as ConstructorParameters<NodeWorkerThreads['Worker']>[1]);
     let exited = false;
     return {
