@@ -9,6 +9,10 @@ import type { RootTask } from './tasks/root-task.js';
 import type { TaskContext } from './tasks/context.js';
 import { checkPriority } from './tasks/priority.js';
 import { optionRangeError, optionTypeError, unknownOptionError } from './base/errors.js';
+import { parJob, type ParCallOptions, type ParSource } from './tasks/par-api.js';
+import { PAR_FOR_EACH, PAR_MAP, PAR_REDUCE } from './tasks/par-job.js';
+import { PAR_ROOT } from './tasks/par.js';
+import { isBuiltin } from './tasks/builtins.js';
 
 /** A task function: the context first, then the arguments. */
 export type TaskFunction = (ctx: TaskContext, ...args: any[]) => unknown;
@@ -180,7 +184,8 @@ export class Scheduler<Mod = AnyModule> {
   /** The task names the module exports, in id order (after `startSync`: empty until a thread
    *  has loaded the module). */
   get taskNames(): readonly string[] {
-    return this.#engine.names;
+    const names = this.#engine.names;
+    return names.length !== 0 && isBuiltin(names[names.length - 1]) ? names.filter((n) => !isBuiltin(n)) : names;
   }
 
   /** Spawns a root task and returns its handle, a Promise of its result (DESIGN.md "Root tasks"). */
@@ -213,6 +218,50 @@ export class Scheduler<Mod = AnyModule> {
       spawn: (name, ...args) => engine.spawn(name, args, opts) as never,
       run: (name, ...args) => engine.spawn(name, args, opts) as never,
     };
+  }
+
+  /**
+   * Data-parallel map (rayon's `par_iter().map().collect()`; docs/guide.md "Data-parallel
+   * calls"): calls task `name` as `name(ctx, item, index, source)` for every item of `source` (a
+   * count n: the indices 0..n-1; `{ start, end }`; an array; a typed array, shared and never
+   * copied when on a SharedArrayBuffer) and resolves with the results in item order. The items
+   * are split adaptively over the threads (split in two while threads steal, down to
+   * `options.minLen`): no chunk size to tune. With `chunk: true` the task is called once per leaf
+   * range, `name(ctx, lo, hi, source)`, and returns that range's results. An error of any item
+   * rejects the call and stops the rest; `signal`, `timeout` and `priority` act as for `with`.
+   */
+  parMap<K extends TaskName<Mod>>(name: K, source: ParSource, options?: ParCallOptions): Promise<Array<TaskResult<Mod, K>>> {
+    return this.#par('parMap', PAR_MAP, name, source, undefined, options) as Promise<Array<TaskResult<Mod, K>>>;
+  }
+
+  /** `parMap` for the effect alone (writes into a shared typed array, say): resolves with
+   *  undefined once every item ran. */
+  parForEach<K extends TaskName<Mod>>(name: K, source: ParSource, options?: ParCallOptions): Promise<void> {
+    return this.#par('parForEach', PAR_FOR_EACH, name, source, undefined, options) as Promise<void>;
+  }
+
+  /**
+   * Data-parallel reduce (rayon's `map().reduce()`): each item's `name(ctx, item, index, source)`
+   * (or each leaf's `name(ctx, lo, hi, source)` with `chunk: true`) combined by task `combine`,
+   * `combine(ctx, a, b)`, which must be associative: left and right parts are combined in item
+   * order, their grouping depends on the splits. An empty source gives `options.identity`.
+   */
+  parReduce<K extends TaskName<Mod>, C extends TaskName<Mod>>(name: K, source: ParSource, combine: C,
+    options?: ParCallOptions & { identity?: unknown }): Promise<TaskResult<Mod, C> | TaskResult<Mod, K>> {
+    return this.#par('parReduce', PAR_REDUCE, name, source, combine, options) as Promise<TaskResult<Mod, C>>;
+  }
+
+  #par(what: string, kind: number, name: string, source: unknown, combine: unknown, options: unknown): Promise<unknown> {
+    let spawn: SpawnOptions | null;
+    let job;
+    try {
+      const r = parJob(what, kind, name, source, combine, options, this.#engine.procs, true);
+      job = r.job;
+      spawn = r.spawn === null ? null : checkSpawnOptions(r.spawn);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.#engine.spawn(PAR_ROOT, [job], spawn);
   }
 
   /** A snapshot of the counters per P, per thread and for the scheduler. */

@@ -18,6 +18,7 @@ import { loadTaskModule } from './host/load.js';
 import { SharedRegistry } from './memory/shared-registry.js';
 import { postOutputAtOnce } from './host/stdio.js';
 import type { TaskFn } from './tasks/taskfn.js';
+import { withBuiltins } from './tasks/builtins.js';
 
 /** A class (which cannot be called without `new`), told from a function by its source text. */
 function isClass(f: unknown): boolean {
@@ -116,7 +117,7 @@ async function run(msg: InitMessage): Promise<void> {
     // An adapter's convention was registered when its worker entry loaded (threads/calling.ts).
     const calling = msg.calling.kind === 'context' ? CONTEXT : callingConvention(msg.calling.kind);
     if (calling === undefined) throw unknownCallingError(msg.calling.kind);
-    const { names, fns } = await calling.table(mod, msg.calling, msg.mid);
+    const { names, fns } = withBuiltins(await calling.table(mod, msg.calling, msg.mid));
     // Errors thrown outside any task (by a callback a task left behind) are reported to the main
     // thread as the scheduler's unhandled error; the thread and its tasks go on (DESIGN.md
     // "Stranded callbacks"). The piscina entry keeps piscina's rule instead: such an error ends

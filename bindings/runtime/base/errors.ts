@@ -358,3 +358,12 @@ export function coreFaultError(op: string, m: number, e: unknown): Error {
 export function platformMissingError(what: string): Error {
   return new Error(`stealwork: ${what}`);
 }
+
+// ---- The data-parallel calls (tasks/par.ts, DESIGN.md "Data-parallel calls") -----------------
+
+/** A chunk call of a parallel map returned something else than one result per item. */
+export function parChunkError(fn: string, lo: number, hi: number, got: unknown): TypeError {
+  const what = got === null ? 'null' : typeof got !== 'object' ? typeof got
+    : typeof (got as ArrayLike<unknown>).length === 'number' ? `${(got as ArrayLike<unknown>).length} results` : 'an object with no length';
+  return new TypeError(`parMap('${fn}', { chunk: true }): the chunk [${lo}, ${hi}) must return an array of ${hi - lo} results, got ${what}`);
+}

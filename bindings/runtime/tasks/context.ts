@@ -6,6 +6,7 @@ import { macrotask } from '../host/platform.js';
 import { cancelledError, optionTypeError, unknownOptionError, type AbortError } from '../base/errors.js';
 import { checkPriority, priorityClass, type Priority } from './priority.js';
 import { PRIO_HIGH, PRIO_NORMAL } from '../../../assembly/shared/layout.js';
+import { parCall, type ParOptions, type ParReduceOptions, type ParSource } from './par-call.js';
 
 /** What a task's signal aborts with: the tree was cancelled from its root. */
 export function cancelReason(): AbortError {
@@ -152,5 +153,27 @@ export class TaskContext {
   /** The worker thread (M) index running this task: 1-based; the main thread is 0. */
   get thread(): number {
     return this.host.mid;
+  }
+
+  /**
+   * Data-parallel map from inside a synchronous task (docs/guide.md "Data-parallel calls"), as
+   * `sched.parMap`: `name(ctx, item, index, source)` per item of `source` (or, with `chunk`,
+   * `name(ctx, lo, hi, source)` per leaf range), the results in item order, returned
+   * synchronously: the items are split over fork-join (ctx.fork), this thread taking part.
+   * Throws an item's error (the rest stop), or an AbortError when the tree is cancelled.
+   */
+  parMap<R = unknown>(name: string, source: ParSource, options?: ParOptions): R[] {
+    return parCall(this, 'ctx.parMap', 0, name, source, undefined, options) as R[];
+  }
+
+  /** `ctx.parMap` for the effect alone: returns once every item ran. */
+  parForEach(name: string, source: ParSource, options?: ParOptions): void {
+    parCall(this, 'ctx.parForEach', 1, name, source, undefined, options);
+  }
+
+  /** Data-parallel reduce from inside a synchronous task, as `sched.parReduce`: each item's
+   *  value combined by task `combine(ctx, a, b)` (associative), in item order. */
+  parReduce<R = unknown>(name: string, source: ParSource, combine: string, options?: ParReduceOptions): R {
+    return parCall(this, 'ctx.parReduce', 2, name, source, combine, options) as R;
   }
 }

@@ -1,0 +1,27 @@
+// ctx.parMap, ctx.parForEach and ctx.parReduce (docs/DESIGN.md "Data-parallel calls"): the call
+// runs in place, on the calling task's thread, as fork-join under the calling task. A file of
+// its own so the context (context.ts) imports only this entry point. The task's own M only.
+
+import { H_NPROCS, HEADER } from '../../../assembly/shared/layout.js';
+import type { TaskContext } from './context.js';
+import type { GSlots } from '../memory/gslots.js';
+import { parJob } from './par-api.js';
+import { runPar } from './par.js';
+
+export type { ParOptions, ParReduceOptions, ParSource } from './par-api.js';
+
+/** What the in-place call needs of the M: the task running synchronously now. */
+interface ParCallHost { readonly running: TaskContext | null; readonly gs: GSlots; isAsyncTask(id: number): boolean }
+
+/** Runs a data-parallel call of kind `kind` (par-job.ts) from task ctx. */
+export function parCall(ctx: TaskContext, what: string, kind: number, name: unknown, source: unknown, combine: unknown,
+  options: unknown): unknown {
+  const host = ctx.host as unknown as ParCallHost;
+  if (host.running !== ctx || host.isAsyncTask(host.gs.fn(host.gs.addr(ctx.g)))) {
+    throw new TypeError(`${what}('${String(name)}'): only while the task runs synchronously (not after an await, nor from an async task: spawn a synchronous task that makes the call)`);
+  }
+  // The splitter's count: the Ps the scheduler has (maxProcs; a P out of service costs a few
+  // more splits, no more).
+  const threads = host.gs.views.u32[(HEADER + H_NPROCS) >>> 2]; // plain: fixed at init
+  return runPar(ctx, parJob(what, kind, name, source, combine, options, threads, false).job);
+}
