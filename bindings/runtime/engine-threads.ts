@@ -139,6 +139,7 @@ export abstract class EngineThreads extends EngineState {
           case 'stealwork:share-ack': this.onShareAck(i, msg.id); break;
           case 'stealwork:uncaught': this.uncaught(uncaughtError(i, msg.error)); break;
           case 'stealwork:halt': if (this.killer?.halted(i, msg.token)) this.killThread(i, this.killer.cause(msg.token)); break;
+          case 'stealwork:broadcast-done': this.broadcasts.done(i, msg); break;
         }
       });
       t.onExit((reason, error) => {
@@ -162,6 +163,7 @@ export abstract class EngineThreads extends EngineState {
       idleTimeout: o.idleTimeout, minLive: o.minThreads + o.spareThreads, asyncPerThread: o.asyncPerThread, output,
       ...(isNode ? {} : { workerData: o.thread.workerData }), // Node passes it as the Worker's option
       ...(sc === null ? {} : { sharePort: sc.port }),
+      ...(this.broadcasts.hooks.length === 0 ? {} : { hooks: this.broadcasts.hooks }),
     }, sc === null ? undefined : [sc.port]);
     return ready;
   }

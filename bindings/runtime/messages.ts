@@ -11,6 +11,7 @@
 //                    share     shared buffers registered since the last delivery (and, before
 //                              init, all of them for a thread that replaces a crashed one)
 //                    cancel    a cancellation token fired (ctx.signal aborts at the next turn)
+//                    broadcast run a task function once on this thread (sched.broadcast)
 //   worker -> main   ready     after init: the task module's names (every worker must agree)
 //                    error     the task module or the thread failed to start, or the M loop
 //                              itself failed (code says which)
@@ -19,6 +20,7 @@
 //                    halt      the thread claimed itself for a kill and waits to be terminated
 //                              (DESIGN.md "Killing a task", step 5)
 //                    exit      the M loop ended: close, or the thread idled out (`idle`)
+//                    broadcast-done  a broadcast's outcome on this thread
 //
 // The worker's port is the task module's too: what a task posts there itself (a piscina
 // worker's progress messages, say) is not the engine's. `isEngineMessage` tells them apart by
@@ -68,14 +70,21 @@ export interface InitMessage {
   /** A synchronous start's port for shared buffers (ShareMessage), read without a turn of the
    *  event loop when a value names a buffer not received yet (DESIGN.md "A synchronous start"). */
   sharePort?: unknown;
+  /** The broadcasts made before this thread started: it runs each at its start (tasks/broadcast.ts). */
+  hooks?: HookEntry[];
 }
+
+/** A broadcast: task `name` called once on each thread as `name(ctx, ...args)`. */
+export interface HookEntry { id: number; name: string; args: unknown[] }
+
+export interface BroadcastMessage { type: 'stealwork:broadcast'; hook: HookEntry }
 
 export interface ShareMessage { type: 'stealwork:share'; shares: SharedEntry[] }
 
 export interface CancelMessage { type: 'stealwork:cancel'; token: number }
 
 /** What the main thread sends a worker. */
-export type ToWorker = InitMessage | ShareMessage | CancelMessage;
+export type ToWorker = InitMessage | ShareMessage | CancelMessage | BroadcastMessage;
 
 // ---- worker -> main ---------------------------------------------------------------------
 
@@ -101,8 +110,11 @@ export interface ExitMessage { type: 'stealwork:exit'; idle: boolean }
 /** `token`: the kill-armed tree whose kill the thread claimed itself for (kill.ts). */
 export interface HaltMessage { type: 'stealwork:halt'; token: number }
 
+/** Broadcast `id` ran on this thread: its result (`ok`) or its error, structured-cloned. */
+export interface BroadcastDoneMessage { type: 'stealwork:broadcast-done'; id: number; ok: boolean; value: unknown }
+
 /** What a worker sends the main thread. */
-export type FromWorker = ReadyMessage | ErrorMessage | ShareAckMessage | UncaughtMessage | ExitMessage | HaltMessage;
+export type FromWorker = ReadyMessage | ErrorMessage | ShareAckMessage | UncaughtMessage | ExitMessage | HaltMessage | BroadcastDoneMessage;
 
 /** The prefix of every engine message's `type`: reserved, a task module's own messages must
  *  not use it. */

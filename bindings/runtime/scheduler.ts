@@ -264,6 +264,21 @@ export class Scheduler<Mod = AnyModule> {
     return this.#engine.spawn(PAR_ROOT, [job], spawn);
   }
 
+  /**
+   * Runs task `name` once on every worker thread, as `name(ctx, ...args)` (rayon's `broadcast`
+   * and `start_handler`; docs/guide.md "Broadcast"): on each thread running now, at its next
+   * turn of its event loop (at once when idle; after its current synchronous task when busy),
+   * and on every thread started later (a replacement, a resize up, an elastic thread) before it
+   * takes any task. Resolves with the results of the threads running now, in thread order (a
+   * thread that ends before it answers is left out; the one started in its place runs it at its
+   * start). Rejects with the first error; a start hook's error on a later thread goes to
+   * `onError`. For thread-local set-up, caches, JIT warm-up. The arguments are structured-cloned
+   * once, at the call. `ctx` has `thread`, `signal` and `yield` only (no task tree).
+   */
+  broadcast<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Promise<Array<TaskResult<Mod, K>>> {
+    return this.#engine.broadcast(name, args) as Promise<Array<TaskResult<Mod, K>>>;
+  }
+
   /** A snapshot of the counters per P, per thread and for the scheduler. */
   stats(): SchedulerStats {
     return this.#engine.stats();
