@@ -125,9 +125,6 @@ function bridge(ctx: TaskContext, run: Run, lo: number, hi: number, splits: numb
   }
 }
 
-/** How often (in items) a leaf looks at its tree's cancellation (a host call, not one load). */
-const CANCEL_EVERY = 1024;
-
 /** Runs [lo, hi) as one loop (or one chunk call): see bridge for what it returns. */
 function leaf(ctx: TaskContext, run: Run, lo: number, hi: number): unknown {
   const job = run.job;
@@ -150,14 +147,14 @@ function leaf(ctx: TaskContext, run: Run, lo: number, hi: number): unknown {
   if (job.kind === PAR_MAP) {
     const out = new Array<unknown>(hi - lo);
     for (let i = lo; i < hi; i++) {
-      if (jobStopped(v, h) || (token && (i - lo) % CANCEL_EVERY === CANCEL_EVERY - 1 && ctx.cancelled)) { jobStop(v, h); return null; }
+      if (jobStopped(v, h) || (token && ctx.cancelled)) { jobStop(v, h); return null; }
       out[i - lo] = fn(ctx, src === null ? job.start + i : src[i], i, src);
     }
     return [out];
   }
   if (job.kind === PAR_FOR_EACH) {
     for (let i = lo; i < hi; i++) {
-      if (jobStopped(v, h) || (token && (i - lo) % CANCEL_EVERY === CANCEL_EVERY - 1 && ctx.cancelled)) { jobStop(v, h); return null; }
+      if (jobStopped(v, h) || (token && ctx.cancelled)) { jobStop(v, h); return null; }
       fn(ctx, src === null ? job.start + i : src[i], i, src);
     }
     return undefined;
@@ -165,7 +162,7 @@ function leaf(ctx: TaskContext, run: Run, lo: number, hi: number): unknown {
   const combine = run.combine!;
   let acc = fn(ctx, src === null ? job.start + lo : src[lo], lo, src);
   for (let i = lo + 1; i < hi; i++) {
-    if (jobStopped(v, h) || (token && (i - lo) % CANCEL_EVERY === CANCEL_EVERY - 1 && ctx.cancelled)) { jobStop(v, h); return null; }
+    if (jobStopped(v, h) || (token && ctx.cancelled)) { jobStop(v, h); return null; }
     acc = combine(ctx, acc, fn(ctx, src === null ? job.start + i : src[i], i, src));
   }
   return acc;
