@@ -1,0 +1,57 @@
+// Task module of bench/par.mjs: the items of the data-parallel calls, and the hand-written
+// fork-join each call is measured against (a fixed grain: the chunk size the bench sweeps).
+
+/** The sum of src[lo..hi): the chunk of the parallel sum (and the one JS thread's loop). */
+export function sumChunk(ctx, lo, hi, src) {
+  let s = 0;
+  for (let i = lo; i < hi; i++) s += src[i];
+  return s;
+}
+
+export function add(ctx, a, b) {
+  return a + b;
+}
+
+/** A small item: `rounds` rounds of an integer hash of x (rayon-par's `hash`, bit for bit). */
+export function hash(ctx, x, rounds = 32) {
+  let h = x | 0;
+  for (let k = 0; k < rounds; k++) h = (Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) + k) | 0;
+  return h;
+}
+
+/** A large item: hash with `rounds` given by the bench (about 10 ms of work). */
+let spinRounds = 0;
+export function setSpin(ctx, rounds) {
+  spinRounds = rounds;
+  return ctx.thread;
+}
+export function spinItem(ctx, x) {
+  let h = x | 0;
+  for (let k = 0; k < spinRounds; k++) h = (Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) + k) | 0;
+  return [h, ctx.thread];
+}
+
+/** Hand-written fork-join sum over [lo, hi) of a shared Float64Array, halving down to `grain`. */
+export function fjSum(ctx, src, lo, hi, grain) {
+  if (hi - lo <= grain) return sumChunk(ctx, lo, hi, src);
+  const mid = lo + ((hi - lo) >>> 1);
+  const r = ctx.fork('fjSum', src, mid, hi, grain);
+  const l = fjSum(ctx, src, lo, mid, grain);
+  return l + r.join();
+}
+
+/** Hand-written fork-join map of hash over [lo, hi), halving down to `grain`: the results in
+ *  order (each half's array, concatenated). */
+export function fjMap(ctx, lo, hi, grain) {
+  if (hi - lo <= grain) {
+    const out = new Array(hi - lo);
+    for (let i = lo; i < hi; i++) out[i - lo] = hash(ctx, i);
+    return out;
+  }
+  const mid = lo + ((hi - lo) >>> 1);
+  const r = ctx.fork('fjMap', mid, hi, grain);
+  const l = fjMap(ctx, lo, mid, grain);
+  const rr = r.join();
+  for (let i = 0; i < rr.length; i++) l.push(rr[i]);
+  return l;
+}
