@@ -12,11 +12,17 @@ export function add(ctx, a, b) {
   return a + b;
 }
 
-/** A small item: `rounds` rounds of an integer hash of x (rayon-par's `hash`, bit for bit). */
-export function hash(ctx, x, rounds = 32) {
+/** `rounds` rounds of an integer hash of x (rayon-par's `hash`, bit for bit). Not a task: a
+ *  helper, also the one JS thread's loop. */
+export function hashRounds(x, rounds) {
   let h = x | 0;
   for (let k = 0; k < rounds; k++) h = (Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) + k) | 0;
   return h;
+}
+
+/** A small item: 32 rounds of the hash of x (a map item: `(ctx, item, index, source)`). */
+export function hash(ctx, x) {
+  return hashRounds(x, 32);
 }
 
 /** A large item: hash with `rounds` given by the bench (about 10 ms of work). */
@@ -26,17 +32,24 @@ export function setSpin(ctx, rounds) {
   return ctx.thread;
 }
 export function spinItem(ctx, x) {
-  let h = x | 0;
-  for (let k = 0; k < spinRounds; k++) h = (Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) + k) | 0;
-  return [h, ctx.thread];
+  return [hashRounds(x, spinRounds), ctx.thread];
 }
 
-/** Hand-written fork-join sum over [lo, hi) of a shared Float64Array, halving down to `grain`. */
-export function fjSum(ctx, src, lo, hi, grain) {
-  if (hi - lo <= grain) return sumChunk(ctx, lo, hi, src);
+/** The hand-written fork-join's array, set on every thread by a broadcast: its forks then carry
+ *  numbers only (a typed array argument would go through the codec at each fork). */
+let fjSrc = null;
+export function setSrc(ctx, src) {
+  fjSrc = src;
+  return ctx.thread;
+}
+
+/** Hand-written fork-join sum over [lo, hi) of the shared Float64Array setSrc gave, halving
+ *  down to `grain`. */
+export function fjSum(ctx, lo, hi, grain) {
+  if (hi - lo <= grain) return sumChunk(ctx, lo, hi, fjSrc);
   const mid = lo + ((hi - lo) >>> 1);
-  const r = ctx.fork('fjSum', src, mid, hi, grain);
-  const l = fjSum(ctx, src, lo, mid, grain);
+  const r = ctx.fork('fjSum', mid, hi, grain);
+  const l = fjSum(ctx, lo, mid, grain);
   return l + r.join();
 }
 
@@ -54,4 +67,11 @@ export function fjMap(ctx, lo, hi, grain) {
   const rr = r.join();
   for (let i = 0; i < rr.length; i++) l.push(rr[i]);
   return l;
+}
+
+/** The time (ms) of sumChunk over the whole of src on this thread (a probe of the loop's speed). */
+export function timeSum(ctx, src) {
+  const t0 = performance.now();
+  sumChunk(ctx, 0, src.length, src);
+  return performance.now() - t0;
 }

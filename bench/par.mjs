@@ -9,14 +9,14 @@
 // Rounds alternate the variants, so a slow spell of the shared machine hits all alike; the
 // figures are medians. Prints the load average before and after: the machine is shared.
 //
-//   npm run build && node bench/par.mjs [--rounds 7] [--procs 2] [--sum-n 10000000]
+//   npm run build && node bench/par.mjs [--rounds 11] [--warm 10] [--procs 2] [--sum-n 10000000]
 //     [--map-n 1000000] [--items 100] [--item-ms 10]
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Scheduler } from '../dist/bindings/index.js';
-import { add, hash, sumChunk } from './par-tasks.mjs';
+import { hash, hashRounds, sumChunk } from './par-tasks.mjs';
 import { loadavg } from './lib/machine.mjs';
 
 const flag = (name, dflt) => {
@@ -26,7 +26,8 @@ const flag = (name, dflt) => {
   if (!Number.isInteger(v) || v < 1) throw new RangeError(`${name} must be a positive integer, got ${process.argv[i + 1]}`);
   return v;
 };
-const ROUNDS = flag('--rounds', 7);
+const ROUNDS = flag('--rounds', 11);
+const WARM = flag('--warm', 10); // untimed runs of each variant first: the JITs of every thread warm
 const PROCS = flag('--procs', 2);
 const SUM_N = flag('--sum-n', 10_000_000);
 const MAP_N = flag('--map-n', 1_000_000);
@@ -35,7 +36,6 @@ const ITEM_MS = flag('--item-ms', 10);
 const median = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
 const tasks = new URL('./par-tasks.mjs', import.meta.url);
 const peerDir = fileURLToPath(new URL('./peers/rayon-par/', import.meta.url));
-void add;
 
 console.log(`data-parallel calls, ${PROCS} Ps, ${ROUNDS} rounds, node ${process.version}, load average ${loadavg()} (a shared machine: read ratios with a margin)`);
 
@@ -90,13 +90,17 @@ const grains = (n) => [2, 8, 32, 128, 1024, 8192].map((d) => Math.max(1, Math.fl
   const want = sumChunk(null, 0, SUM_N, arr);
   const close = (x) => Math.abs(x - want) <= 1e-9 * Math.abs(want);
   const check = (what, x) => { if (!close(x)) throw new Error(`sum ${what}: ${x}, want ${want}`); };
-  for (const s of Object.values(sched)) for (let w = 0; w < 3; w++) { await s.parReduce('sumChunk', arr, 'add', { chunk: true }); await s.run('fjSum', arr, 0, SUM_N, SUM_N >> 6); }
+  for (const s of Object.values(sched)) {
+    await s.broadcast('setSrc', arr); // the hand-written fork-join's array, on every thread
+    for (let w = 0; w < WARM; w++) { await s.parReduce('sumChunk', arr, 'add', { chunk: true }); await s.run('fjSum', 0, SUM_N, SUM_N >> 6); }
+  }
+  for (let w = 0; w < WARM; w++) sumChunk(null, 0, SUM_N, arr);
   const v = {
     'one JS thread': () => { check('one thread', sumChunk(null, 0, SUM_N, arr)); },
     'parReduce (wasm)': async () => { check('wasm', await sched.wasm.parReduce('sumChunk', arr, 'add', { chunk: true })); },
     'parReduce (js core)': async () => { check('js', await sched.js.parReduce('sumChunk', arr, 'add', { chunk: true })); },
   };
-  for (const g of grains(SUM_N)) v[`fork-join, chunk ${g}`] = async () => { check(`fj ${g}`, await sched.wasm.run('fjSum', arr, 0, SUM_N, g)); };
+  for (const g of grains(SUM_N)) v[`fork-join, chunk ${g}`] = async () => { check(`fj ${g}`, await sched.wasm.run('fjSum', 0, SUM_N, g)); };
   if (rayon) {
     v['rayon par_iter().sum()'] = () => runRayon('sum', SUM_N, 0, PROCS).ms;
     v['rayon, sequential iter().sum()'] = () => runRayon('sum', SUM_N, 0, 0).ms;
@@ -119,7 +123,8 @@ const grains = (n) => [2, 8, 32, 128, 1024, 8192].map((d) => Math.max(1, Math.fl
     for (const x of out) s += x;
     if (out.length !== MAP_N || s !== want || out[MAP_N - 1] !== hash(null, MAP_N - 1)) throw new Error(`map ${what}: wrong results`);
   };
-  for (const s of Object.values(sched)) for (let w = 0; w < 3; w++) { await s.parMap('hash', MAP_N); await s.run('fjMap', 0, MAP_N, MAP_N >> 6); }
+  for (const s of Object.values(sched)) for (let w = 0; w < WARM; w++) { await s.parMap('hash', MAP_N); await s.run('fjMap', 0, MAP_N, MAP_N >> 6); }
+  for (let w = 0; w < WARM; w++) seq();
   const v = {
     'one JS thread': () => { check('one thread', seq()); },
     'parMap (wasm)': async () => { check('wasm', await sched.wasm.parMap('hash', MAP_N)); },
@@ -144,7 +149,7 @@ const grains = (n) => [2, 8, 32, 128, 1024, 8192].map((d) => Math.max(1, Math.fl
   let rounds1 = 100_000;
   for (;;) {
     const t0 = performance.now();
-    hash(null, 1, rounds1);
+    hashRounds(1, rounds1);
     const ms = performance.now() - t0;
     if (ms > 20) { rounds1 = Math.round(rounds1 * ITEM_MS / ms); break; }
     rounds1 *= 2;
@@ -152,7 +157,7 @@ const grains = (n) => [2, 8, 32, 128, 1024, 8192].map((d) => Math.max(1, Math.fl
   for (const s of Object.values(sched)) await s.broadcast('setSpin', rounds1); // every thread's item size
   const perThread = {};
   const v = {
-    'one JS thread': () => { for (let i = 0; i < ITEMS; i++) hash(null, i, rounds1); },
+    'one JS thread': () => { for (let i = 0; i < ITEMS; i++) hashRounds(i, rounds1); },
     'parMap (wasm)': async () => {
       const r = await sched.wasm.parMap('spinItem', ITEMS);
       const c = {};
