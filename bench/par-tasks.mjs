@@ -75,3 +75,25 @@ export function timeSum(ctx, src) {
   sumChunk(ctx, 0, src.length, src);
   return performance.now() - t0;
 }
+
+/** ctx.parMap of hash over n indices inside a task: [its time (ms), the result's length]. */
+export function mapInTask(ctx, n) {
+  const t0 = performance.now();
+  const r = ctx.parMap('hash', n);
+  return [performance.now() - t0, r.length];
+}
+
+/** The one-thread loop of the map, on a worker: its time (ms). */
+export function mapSeqInTask(ctx, n) {
+  const t0 = performance.now();
+  const out = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = hash(ctx, i);
+  return [performance.now() - t0, out.length];
+}
+
+/** ctx.parForEach of hash over n indices inside a task: its time (ms). */
+export function forEachInTask(ctx, n) {
+  const t0 = performance.now();
+  ctx.parForEach('hash', n);
+  return performance.now() - t0;
+}
