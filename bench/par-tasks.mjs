@@ -97,3 +97,9 @@ export function forEachInTask(ctx, n) {
   ctx.parForEach('hash', n);
   return performance.now() - t0;
 }
+
+/** The map's results written in place: out[i] = hash(i) for i in [lo, hi) of a shared
+ *  Int32Array (the chunk form of parForEach, the source being the output). */
+export function hashInto(ctx, lo, hi, out) {
+  for (let i = lo; i < hi; i++) out[i] = hashRounds(i, 32);
+}

@@ -10,7 +10,7 @@
 // figures are medians. Prints the load average before and after: the machine is shared.
 //
 //   npm run build && node bench/par.mjs [--rounds 11] [--warm 10] [--procs 2] [--sum-n 10000000]
-//     [--map-n 1000000] [--items 100] [--item-ms 10]
+//     [--map-n 1000000] [--items 100] [--item-ms 10] [--only sum,map,spread]
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -33,6 +33,8 @@ const SUM_N = flag('--sum-n', 10_000_000);
 const MAP_N = flag('--map-n', 1_000_000);
 const ITEMS = flag('--items', 100);
 const ITEM_MS = flag('--item-ms', 10);
+const oi = process.argv.indexOf('--only');
+const ONLY = oi < 0 ? ['sum', 'map', 'spread'] : process.argv[oi + 1].split(',');
 const median = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
 const tasks = new URL('./par-tasks.mjs', import.meta.url);
 const peerDir = fileURLToPath(new URL('./peers/rayon-par/', import.meta.url));
@@ -84,7 +86,7 @@ function table(title, med, base, bestFj, extra = {}) {
 const grains = (n) => [2, 8, 32, 128, 1024, 8192].map((d) => Math.max(1, Math.floor(n / d)));
 
 // ---- sum ------------------------------------------------------------------------------------
-{
+if (ONLY.includes('sum')) {
   const arr = new Float64Array(new SharedArrayBuffer(8 * SUM_N));
   for (let i = 0; i < SUM_N; i++) arr[i] = i * 0.5;
   const want = sumChunk(null, 0, SUM_N, arr);
@@ -114,7 +116,7 @@ const grains = (n) => [2, 8, 32, 128, 1024, 8192].map((d) => Math.max(1, Math.fl
 }
 
 // ---- map ------------------------------------------------------------------------------------
-{
+if (ONLY.includes('map')) {
   let want = 0;
   const seq = () => { const out = new Array(MAP_N); for (let i = 0; i < MAP_N; i++) out[i] = hash(null, i); return out; };
   for (const x of seq()) want += x;
@@ -123,12 +125,15 @@ const grains = (n) => [2, 8, 32, 128, 1024, 8192].map((d) => Math.max(1, Math.fl
     for (const x of out) s += x;
     if (out.length !== MAP_N || s !== want || out[MAP_N - 1] !== hash(null, MAP_N - 1)) throw new Error(`map ${what}: wrong results`);
   };
-  for (const s of Object.values(sched)) for (let w = 0; w < WARM; w++) { await s.parMap('hash', MAP_N); await s.run('fjMap', 0, MAP_N, MAP_N >> 6); }
+  const into = new Int32Array(new SharedArrayBuffer(4 * MAP_N));
+  for (const s of Object.values(sched)) for (let w = 0; w < WARM; w++) { await s.parMap('hash', MAP_N); await s.run('fjMap', 0, MAP_N, MAP_N >> 6); await s.parForEach('hashInto', into, { chunk: true }); }
   for (let w = 0; w < WARM; w++) seq();
   const v = {
     'one JS thread': () => { check('one thread', seq()); },
     'parMap (wasm)': async () => { check('wasm', await sched.wasm.parMap('hash', MAP_N)); },
     'parMap (js core)': async () => { check('js', await sched.js.parMap('hash', MAP_N)); },
+    // The same results written in place into a shared Int32Array: nothing crosses threads.
+    'parForEach into shared (wasm)': async () => { await sched.wasm.parForEach('hashInto', into, { chunk: true }); check('into', into); },
   };
   for (const g of grains(MAP_N)) v[`fork-join, chunk ${g}`] = async () => { check(`fj ${g}`, await sched.wasm.run('fjMap', 0, MAP_N, g)); };
   if (rayon) {
@@ -140,11 +145,12 @@ const grains = (n) => [2, 8, 32, 128, 1024, 8192].map((d) => Math.max(1, Math.fl
   table(`map of ${MAP_N.toLocaleString('en')} small items (hash, ~50 ns each; results back to the main thread in order)`, med, 'one JS thread', `${fj[0]}, ${fj[1].toFixed(2)} ms`);
   console.log(`  parMap (wasm) / one JS thread: ${(med['one JS thread'] / med['parMap (wasm)']).toFixed(2)}x   (target >= 1.6x)`);
   console.log(`  parMap (wasm) / best fork-join: ${(med['parMap (wasm)'] / fj[1]).toFixed(2)}x the time   (target <= 1.2x)`);
+  console.log(`  parForEach into a shared Int32Array (wasm) / one JS thread: ${(med['one JS thread'] / med['parForEach into shared (wasm)']).toFixed(2)}x`);
   if (rayon) console.log(`  rayon par_iter speed-up over its sequential loop: ${(med['rayon, sequential'] / med['rayon par_iter().map().collect()']).toFixed(2)}x`);
 }
 
 // ---- spread ---------------------------------------------------------------------------------
-{
+if (ONLY.includes('spread')) {
   // Rounds of hash for one item of ITEM_MS on this thread, measured now.
   let rounds1 = 100_000;
   for (;;) {
