@@ -12,7 +12,7 @@ import { catchStrayErrors, nodeWorkerData, parentChannel, receiveNow, trackTimer
 import { isEngineMessage, type ErrorDescription, type FromWorker, type InitMessage } from './messages.js';
 import { WORKER_MARK, type WorkerMark } from './threads/mark.js';
 import { callingConvention, type CallingConvention, type TaskTable } from './threads/calling.js';
-import { unknownCallingError } from './base/errors.js';
+import { broadcastCloneError, unknownCallingError } from './base/errors.js';
 import { Views } from './memory/values.js';
 import { loadTaskModule } from './host/load.js';
 import { SharedRegistry } from './memory/shared-registry.js';
@@ -104,7 +104,7 @@ function broadcast(m: M, hook: HookEntry): Promise<void> {
       channel.post({ type: 'stealwork:broadcast-done', id: hook.id, ok, value });
     } catch (e) {
       const d = describe(e);
-      channel.post({ type: 'stealwork:broadcast-done', id: hook.id, ok: false, value: new TypeError(`broadcast('${hook.name}') on thread M${m.mid}: its ${ok ? 'result' : 'error'} cannot be cloned: ${d.message}`) });
+      channel.post({ type: 'stealwork:broadcast-done', id: hook.id, ok: false, value: broadcastCloneError(hook.name, m.mid, ok, d.message) });
     }
   });
 }

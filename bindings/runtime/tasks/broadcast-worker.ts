@@ -7,15 +7,12 @@ import { PRIO_NORMAL } from '../../../assembly/shared/layout.js';
 import type { HookEntry } from '../messages.js';
 import type { TaskFn } from './taskfn.js';
 import { TaskContext, type ContextHost } from './context.js';
+import { broadcastTreeError } from '../base/errors.js';
 
 /** What running a broadcast needs of the M. */
 export interface BroadcastHost extends ContextHost {
   taskId(name: string): number;
   fn(id: number): TaskFn;
-}
-
-function notInBroadcast(what: string, name: string): TypeError {
-  return new TypeError(`ctx.${what} in broadcast '${name}': a broadcast runs outside any task tree (ctx.thread, ctx.signal and ctx.yield are what it has); spawn from the main thread instead`);
 }
 
 /** The `ctx` a broadcast function gets: its thread, a signal that never aborts, ctx.yield; no
@@ -26,13 +23,13 @@ export class BroadcastContext extends TaskContext {
     super(host, 0, 0, PRIO_NORMAL);
     this.#name = name;
   }
-  override fork(): never { throw notInBroadcast('fork', this.#name); }
-  override spawn(): never { throw notInBroadcast('spawn', this.#name); }
-  override join(): never { throw notInBroadcast('join', this.#name); }
-  override with(): never { throw notInBroadcast('with', this.#name); }
-  override parMap(): never { throw notInBroadcast('parMap', this.#name); }
-  override parForEach(): never { throw notInBroadcast('parForEach', this.#name); }
-  override parReduce(): never { throw notInBroadcast('parReduce', this.#name); }
+  override fork(): never { throw broadcastTreeError('fork', this.#name); }
+  override spawn(): never { throw broadcastTreeError('spawn', this.#name); }
+  override join(): never { throw broadcastTreeError('join', this.#name); }
+  override with(): never { throw broadcastTreeError('with', this.#name); }
+  override parMap(): never { throw broadcastTreeError('parMap', this.#name); }
+  override parForEach(): never { throw broadcastTreeError('parForEach', this.#name); }
+  override parReduce(): never { throw broadcastTreeError('parReduce', this.#name); }
 }
 
 /** Runs the thread's broadcasts in order. */

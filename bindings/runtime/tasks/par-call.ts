@@ -6,6 +6,7 @@ import { H_NPROCS, HEADER } from '../../../assembly/shared/layout.js';
 import type { TaskContext } from './context.js';
 import type { GSlots } from '../memory/gslots.js';
 import { parJob } from './par-api.js';
+import { parOutsideError } from '../base/errors.js';
 import { runPar } from './par.js';
 
 export type { ParOptions, ParReduceOptions, ParSource } from './par-api.js';
@@ -18,7 +19,7 @@ export function parCall(ctx: TaskContext, what: string, kind: number, name: unkn
   options: unknown): unknown {
   const host = ctx.host as unknown as ParCallHost;
   if (host.running !== ctx || host.isAsyncTask(host.gs.fn(host.gs.addr(ctx.g)))) {
-    throw new TypeError(`${what}('${String(name)}'): only while the task runs synchronously (not after an await, nor from an async task: spawn a synchronous task that makes the call)`);
+    throw parOutsideError(what, String(name));
   }
   // The splitter's count: the Ps the scheduler has (maxProcs; a P out of service costs a few
   // more splits, no more).

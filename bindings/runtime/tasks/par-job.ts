@@ -15,6 +15,7 @@
 import { decodeValue, encodeValue } from '../../codec/index.js';
 import type { Views } from '../memory/values.js';
 import type { GSlots } from '../memory/gslots.js';
+import { outOfSharedMemoryError } from '../base/errors.js';
 
 /** What a call does with its items. */
 export const PAR_MAP = 0;
@@ -58,7 +59,7 @@ export function jobNew(gs: GSlots, mid: number, job: ParJob): number {
   const v = gs.views;
   const block = encodeValue(v, gs.heap, job, `the data-parallel call of '${job.fn}'`, gs.shared);
   const h = gs.heap.heapAlloc(HEADER_BYTES);
-  if (h === 0) { gs.heap.heapFree(block); throw new RangeError(`the data-parallel call of '${job.fn}': out of shared memory for its 16-byte header`); }
+  if (h === 0) { gs.heap.heapFree(block); throw outOfSharedMemoryError(`the data-parallel call of '${job.fn}'`, 'its 16-byte job header'); }
   v.ensure(h + HEADER_BYTES);
   Atomics.store(v.i32, (h + STOP) >>> 2, 0); // published to the parts' threads by the fork that carries h
   v.u32[(h + BLOCK) >>> 2] = block;

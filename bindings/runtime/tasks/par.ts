@@ -9,7 +9,7 @@
 // splits, the forker's thread). Who may call what: the M's thread running the task; nothing
 // here outlives the call.
 
-import { cancelledError, parChunkError } from '../base/errors.js';
+import { cancelledError, parAsyncError, parChunkError } from '../base/errors.js';
 import type { GSlots } from '../memory/gslots.js';
 import type { TaskFn } from './taskfn.js';
 import type { TaskContext } from './context.js';
@@ -71,8 +71,8 @@ export function runPar(ctx: TaskContext, job: ParJob): unknown {
 
 /** A task function may not be async here: the parts run inside fork-join (synchronous). */
 function checkSync(host: ParHost, job: ParJob): void {
-  if (host.isAsyncTask(host.taskId(job.fn))) throw new TypeError(`data-parallel call of '${job.fn}': it is an async function; the items run synchronously inside fork-join (use ctx.spawn per item for async work)`);
-  if (job.kind === PAR_REDUCE && host.isAsyncTask(host.taskId(job.combine))) throw new TypeError(`data-parallel reduce: combine '${job.combine}' is an async function; it must return its result synchronously`);
+  if (host.isAsyncTask(host.taskId(job.fn))) throw parAsyncError(job.fn, false);
+  if (job.kind === PAR_REDUCE && host.isAsyncTask(host.taskId(job.combine))) throw parAsyncError(job.combine, true);
 }
 
 /** PAR_PART: a forked half [lo, hi) of job h, with the splits its forker left it. */
