@@ -19,4 +19,5 @@ export { StealworkError, WorkerCrashedError, AbortError } from './runtime/base/e
 export type { ErrorCode } from './runtime/base/errors.js';
 export type { Backend } from './core/core.js';
 export type { Priority } from './runtime/tasks/priority.js';
-export type { ParSource, ParTypedArray, ParOptions, ParCallOptions, ParReduceOptions } from './runtime/tasks/par-api.js';
+export type { ParSource, ParTypedArray, ParOptions, ParReduceOptions } from './runtime/tasks/par-api.js';
+export type { ParCallOptions } from './runtime/scheduler.js';

@@ -150,6 +150,10 @@ describe.each(['wasm', 'js'] as const)('data-parallel calls (%s backend)', (back
     await expect(s.parMap('shortChunk', 100, { chunk: true })).rejects.toThrow(/must return an array of/);
     expect(await s.run('inAsync', 3)).toMatch(/only while the task runs synchronously/);
     expect(s.taskNames.some((n) => n.startsWith('stealwork:'))).toBe(false);
+    await expect(s.parMap('square', 3, { kill: true } as never)).rejects.toThrow(/kill/);
+    // Inside a kill-armed tree the task's ctx is the kill guard's: the call still runs.
+    const [m] = await s.with({ timeout: 60_000, kill: true }).run('inTask', 50) as [number[][]];
+    expect(m).toEqual(Array.from({ length: 50 }, (_, i) => [i, i]));
     await s.close();
   }, 60_000);
 });

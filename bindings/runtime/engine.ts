@@ -214,7 +214,7 @@ export class Engine extends EnginePump {
    * gone); any other second close returns the first one's promise.
    */
   /** sched.broadcast: task `name` once on every thread, now and at each later thread's start
-   *  (tasks/broadcast.ts). */
+   *  (broadcast.ts). */
   broadcast(name: string, args: unknown[]): Promise<unknown[]> {
     if (this.closed || this.closing !== null) return Promise.reject(closedError(`broadcast('${name}')`));
     if (this.failure !== null) return Promise.reject(this.failure);

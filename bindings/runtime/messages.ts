@@ -30,6 +30,9 @@
 import type { Backend } from '../core/core.js';
 import type { ErrorDescription } from './base/description.js';
 import type { TaskCalling } from './threads/calling.js';
+import type { HookEntry } from './tasks/broadcast-worker.js';
+
+export type { HookEntry };
 
 /** A shared buffer as it crosses: its registry id and the buffer (shared-registry.ts). */
 export interface SharedEntry { id: number; buffer: SharedArrayBuffer }
@@ -70,12 +73,10 @@ export interface InitMessage {
   /** A synchronous start's port for shared buffers (ShareMessage), read without a turn of the
    *  event loop when a value names a buffer not received yet (DESIGN.md "A synchronous start"). */
   sharePort?: unknown;
-  /** The broadcasts made before this thread started: it runs each at its start (tasks/broadcast.ts). */
+  /** The broadcasts made before this thread started: it runs each at its start (broadcast.ts). */
   hooks?: HookEntry[];
 }
 
-/** A broadcast: task `name` called once on each thread as `name(ctx, ...args)`. */
-export interface HookEntry { id: number; name: string; args: unknown[] }
 
 export interface BroadcastMessage { type: 'stealwork:broadcast'; hook: HookEntry }
 

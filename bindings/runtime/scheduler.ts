@@ -9,7 +9,7 @@ import type { RootTask } from './tasks/root-task.js';
 import type { TaskContext } from './tasks/context.js';
 import { checkPriority } from './tasks/priority.js';
 import { optionRangeError, optionTypeError, unknownOptionError } from './base/errors.js';
-import { parJob, type ParCallOptions, type ParSource } from './tasks/par-api.js';
+import { parJob, type ParOptions, type ParSource } from './tasks/par-api.js';
 import { PAR_FOR_EACH, PAR_MAP, PAR_REDUCE } from './tasks/par-job.js';
 import { PAR_ROOT } from './tasks/par.js';
 import { isBuiltin } from './tasks/builtins.js';
@@ -41,6 +41,10 @@ type JoinResult<Mod, T> = T extends JoinRequest<infer R, infer N>
  *  accepted, and results are unknown.
  *  @inline */
 type AnyModule = Record<string, TaskFunction>;
+
+/** Options of a data-parallel call from the main thread: ParOptions plus a root task's
+ *  `signal`, `timeout` and `priority` (as `sched.with`). */
+export interface ParCallOptions extends ParOptions, Pick<SpawnOptions, 'signal' | 'timeout' | 'priority'> {}
 
 /** `sched.with(options)`: spawn and run with per-task options. */
 export interface ScheduleWith<Mod> {

@@ -19,8 +19,9 @@ import { SharedRegistry } from './memory/shared-registry.js';
 import { postOutputAtOnce } from './host/stdio.js';
 import type { TaskFn } from './tasks/taskfn.js';
 import { withBuiltins } from './tasks/builtins.js';
+import { setParHost } from './tasks/par.js';
 import { BroadcastRunner } from './tasks/broadcast-worker.js';
-import type { HookEntry } from './messages.js';
+import type { HookEntry } from './tasks/broadcast-worker.js';
 
 /** A class (which cannot be called without `new`), told from a function by its source text. */
 function isClass(f: unknown): boolean {
@@ -166,6 +167,7 @@ async function run(msg: InitMessage): Promise<void> {
     });
     m.sharesSeen = seen;
     current = m;
+    setParHost(m);
     // Before the thread takes any task (DESIGN.md "Broadcast").
     if ((msg.hooks !== undefined && msg.hooks.length !== 0) || earlyBroadcasts.length !== 0) await startHooks(m, msg.hooks ?? []);
     // A successor keeps the slot's place: on the idle list already, handed a P (PARK_P), or

@@ -4,10 +4,13 @@
 // thread only (worker.ts).
 
 import { PRIO_NORMAL } from '../../../assembly/shared/layout.js';
-import type { HookEntry } from '../messages.js';
 import type { TaskFn } from './taskfn.js';
 import { TaskContext, type ContextHost } from './context.js';
 import { broadcastTreeError } from '../base/errors.js';
+
+/** A broadcast as it travels to a thread (messages.ts): task `name` called once on the thread
+ *  as `name(ctx, ...args)`; `id` names it in the answer. */
+export interface HookEntry { id: number; name: string; args: unknown[] }
 
 /** What running a broadcast needs of the M. */
 export interface BroadcastHost extends ContextHost {

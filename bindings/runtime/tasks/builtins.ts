@@ -3,11 +3,13 @@
 // 'stealwork:' prefix; the same list on every thread, so their ids agree everywhere. Worker
 // thread, once, at start; the main thread's Scheduler.taskNames leaves them out (isBuiltin).
 
-import type { TaskTable } from '../threads/calling.js';
 import type { TaskFn } from './taskfn.js';
 import { PAR_PART, PAR_ROOT, parPart, parRootTask } from './par.js';
 
 const BUILTIN_PREFIX = 'stealwork:';
+
+/** A task table (threads/calling.ts TaskTable, structurally: tasks/ does not import threads/). */
+interface TaskTable { names: string[]; fns: TaskFn[] }
 
 /** The module's table with the built-in tasks appended. */
 export function withBuiltins(t: TaskTable): TaskTable {

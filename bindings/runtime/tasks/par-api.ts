@@ -4,7 +4,6 @@
 // main thread's Scheduler methods, a task's ctx methods). Any thread.
 
 import { optionRangeError, optionTypeError, unknownOptionError } from '../base/errors.js';
-import type { SpawnOptions } from '../engine-state.js';
 import { PAR_REDUCE, type ParJob } from './par-job.js';
 
 /** The items of a data-parallel call: a count n (the indices 0..n-1), a range `{ start, end }`
@@ -28,10 +27,6 @@ export interface ParOptions {
   chunk?: boolean;
 }
 
-/** Options of a data-parallel call from the main thread: ParOptions plus a root task's
- *  `signal`, `timeout` and `priority` (as `sched.with`). */
-export interface ParCallOptions extends ParOptions, SpawnOptions {}
-
 /** Options of a parallel reduce: the result of an empty source. */
 export interface ParReduceOptions extends ParOptions {
   /** What an empty source reduces to (default undefined). */
@@ -39,7 +34,8 @@ export interface ParReduceOptions extends ParOptions {
 }
 
 const PAR_KEYS = ['minLen', 'maxLen', 'chunk', 'identity'];
-const SPAWN_KEYS = ['signal', 'timeout', 'kill', 'priority'];
+// Not `kill`: the call's own bookkeeping runs as a task's code, which a kill may stop anywhere.
+const SPAWN_KEYS = ['signal', 'timeout', 'priority'];
 
 function isTyped(x: unknown): x is ParTypedArray {
   return ArrayBuffer.isView(x) && !(x instanceof DataView);

@@ -9,15 +9,12 @@ import { parJob } from './par-api.js';
 import { parOutsideError } from '../base/errors.js';
 import { runPar } from './par.js';
 
-export type { ParOptions, ParReduceOptions, ParSource } from './par-api.js';
-
 /** What the in-place call needs of the M: the task running synchronously now. */
-interface ParCallHost { readonly running: TaskContext | null; readonly gs: GSlots; isAsyncTask(id: number): boolean }
+export interface ParCallHost { readonly running: TaskContext | null; readonly gs: GSlots; isAsyncTask(id: number): boolean }
 
-/** Runs a data-parallel call of kind `kind` (par-job.ts) from task ctx. */
-export function parCall(ctx: TaskContext, what: string, kind: number, name: unknown, source: unknown, combine: unknown,
+/** Runs a data-parallel call of kind `kind` (par-job.ts) from task ctx on M host (m.ts parFrom). */
+export function parCall(host: ParCallHost, ctx: TaskContext, what: string, kind: number, name: unknown, source: unknown, combine: unknown,
   options: unknown): unknown {
-  const host = ctx.host as unknown as ParCallHost;
   if (host.running !== ctx || host.isAsyncTask(host.gs.fn(host.gs.addr(ctx.g)))) {
     throw parOutsideError(what, String(name));
   }

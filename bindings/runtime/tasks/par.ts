@@ -30,6 +30,15 @@ export interface ParHost {
   isAsyncTask(id: number): boolean;
 }
 
+/** This thread's M (set once by the worker entry, worker.ts): ctx.host may be the kill guard's
+ *  wrapper (tasks/kill.ts), which has no memory of its own to offer. */
+let thisM: ParHost | null = null;
+
+/** The worker entry, once its M exists. */
+export function setParHost(m: ParHost): void {
+  thisM = m;
+}
+
 /** One call's state on one thread: the job, its header and its functions resolved here. */
 interface Run {
   readonly h: number;
@@ -54,7 +63,7 @@ function runOf(host: ParHost, h: number, job: ParJob): Run {
  * cancelled. The job's header and block are freed before it returns.
  */
 export function runPar(ctx: TaskContext, job: ParJob): unknown {
-  const host = ctx.host as unknown as ParHost;
+  const host = thisM!;
   checkSync(host, job);
   if (job.len === 0) return job.kind === PAR_MAP ? [] : job.kind === PAR_REDUCE && job.hasIdentity ? job.identity : undefined;
   const h = jobNew(host.gs, host.mid, job);
@@ -77,7 +86,7 @@ function checkSync(host: ParHost, job: ParJob): void {
 
 /** PAR_PART: a forked half [lo, hi) of job h, with the splits its forker left it. */
 export function parPart(ctx: TaskContext, h: number, lo: number, hi: number, splits: number, origin: number): unknown {
-  const host = ctx.host as unknown as ParHost;
+  const host = thisM!;
   const job = jobOf(host.gs, h);
   return bridge(ctx, runOf(host, h, job), lo, hi, splits, host.mid !== origin);
 }

@@ -4,10 +4,10 @@
 // thread started later, before it takes any task (the hooks go in its init message). Rayon's
 // `broadcast` and its `start_handler` in one call. Main thread only.
 
-import type { ThreadHandle } from '../host/platform.js';
-import type { BroadcastDoneMessage, HookEntry, ToWorker } from '../messages.js';
-import type { Views } from '../memory/values.js';
-import { wakeForMessage } from '../sleep/park.js';
+import type { ThreadHandle } from './host/platform.js';
+import type { BroadcastDoneMessage, HookEntry, ToWorker } from './messages.js';
+import type { Views } from './memory/values.js';
+import { wakeForMessage } from './sleep/park.js';
 
 /** One broadcast under way: a result per thread it was sent to, in thread order. */
 interface Pending {
