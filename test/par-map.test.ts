@@ -89,6 +89,19 @@ describe.each(['wasm', 'js'] as const)('data-parallel calls (%s backend)', (back
     expectNoLeak(s);
   }, 60_000);
 
+  it('a stolen part runs on another thread, which decodes the job (a plain array) there', async () => {
+    const s = await start(backend, 2);
+    const cells = new Int32Array(new SharedArrayBuffer(16));
+    await s.broadcast('markInit', cells.buffer);
+    // Item 0 waits for item 1: the right half must be taken by the other thread.
+    const [[a, t0], [b, t1]] = await s.parMap('waitPeer', ['left', { right: true }]) as Array<[unknown, number]>;
+    expect([a, b]).toEqual(['left', { right: true }]);
+    expect(t1).not.toBe(t0);
+    expect(s.stats().totals.stolen).toBeGreaterThan(0);
+    await s.close();
+    expectNoLeak(s);
+  }, 60_000);
+
   it('a shared typed array is not copied: per-item and per-chunk writes are visible to the caller', async () => {
     const s = await start(backend, 2);
     const a = new Int32Array(new SharedArrayBuffer(4 * 10_000));
