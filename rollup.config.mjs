@@ -10,7 +10,8 @@
 //                     (Node); module.exports is the class, as piscina's is
 //   dist/piscina.js   the same for import: a wrapper over piscina.cjs (default: the class; named:
 //                     its statics), as piscina's own esm-wrapper, so both give one class
-//   dist/piscina.d.ts its types, and dist/piscina.d.cts
+//   dist/piscina.d.ts its types, and dist/piscina.d.cts, the same as `export = Piscina` (module.exports
+//                     is the class: scripts/declarations-cjs.mjs)
 //
 //   npm run build:dist     (after tsc: the lead's `npm run build` runs both)
 //
@@ -27,9 +28,10 @@
 // too. Unbundled (dist/bindings/), the engine's is the runtime's own worker.js beside it, which
 // registers no adapter.
 
-import { copyFile, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dts } from 'rollup-plugin-dts';
+import { exportEquals } from './scripts/declarations-cjs.mjs';
 
 const from = 'dist/bindings';
 
@@ -46,6 +48,18 @@ function declarationsForRequire(name) {
     name: 'stealwork-declarations-for-require',
     async writeBundle() {
       await copyFile(`dist/${name}.d.ts`, `dist/${name}.d.cts`);
+    },
+  };
+}
+
+/** Writes dist/NAME.d.cts for a CommonJS entry whose module.exports is class `className`:
+ *  `export = className` where the .d.ts has a default export (scripts/declarations-cjs.mjs). */
+function declarationsForExportEquals(name, className) {
+  return {
+    name: 'stealwork-declarations-export-equals',
+    async writeBundle() {
+      const text = await readFile(`dist/${name}.d.ts`, 'utf8');
+      await writeFile(`dist/${name}.d.cts`, exportEquals(text, className, `dist/${name}.d.ts`));
     },
   };
 }
@@ -83,7 +97,11 @@ export default [
   },
   {
     input: `${from}/worker.js`,
-    output: { file: 'dist/worker.js', format: 'es', generatedCode: 'es2015' },
+    // The worker imports and exports nothing (node: built-ins come through
+    // process.getBuiltinModule), so nothing in its text says it is an ES module; tools that guess
+    // a file's format from its text (publint) took its error messages' prose ("the module
+    // exports ...") for CommonJS. An empty export makes it an ES module by syntax.
+    output: { file: 'dist/worker.js', format: 'es', generatedCode: 'es2015', footer: 'export {};' },
     onwarn: strict,
   },
   {
@@ -106,7 +124,7 @@ export default [
   {
     input: `${from}/piscina/index.d.ts`,
     output: { file: 'dist/piscina.d.ts', format: 'es' },
-    plugins: [dts(), declarationsForRequire('piscina')],
+    plugins: [dts(), declarationsForExportEquals('piscina', 'Piscina')],
     onwarn: strict,
   },
 ];

@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { sha256, tickDigest } from './lib/hashing.mjs';
-import { addBytes, taskEnd, taskStart } from './lib/thread-slots.mjs';
+import { addBytes, noteBuffers, taskEnd, taskStart } from './lib/thread-slots.mjs';
 
 const wallNow = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -18,6 +18,7 @@ export async function readHash(ctx, sab, file) {
   const slot = taskStart(sab);
   try {
     const buf = await readFile(file);
+    noteBuffers(sab); // with this file's bytes just read: the most this thread's heap holds
     addBytes(sab, buf.length);
     return sha256(buf);
   } finally {

@@ -8,6 +8,15 @@
 //   --per-thread K  also runs each workload with K async tasks in flight per thread at most:
 //                 Scheduler { asyncPerThread: K }, both pools { concurrentTasksPerWorker: K }
 //                 (without the flag no option the scheduler does not know today is passed)
+//   --memory      what the peak RSS is made of (Linux): each child samples its RSS every 10 ms
+//                 and, at its peak, sorts the resident bytes into malloc's thread arenas and the
+//                 rest (lib/rss-peak.mjs); each task that read a file notes its thread's live
+//                 ArrayBuffer bytes (Node's per-isolate memoryUsage().arrayBuffers), and the
+//                 table gives the most any thread held
+//   --malloc-fixed  runs the children with MALLOC_MMAP_THRESHOLD_=1048576: glibc then keeps its
+//                 mmap threshold at 1 MiB, so each large buffer is a mapping of its own, returned
+//                 to the system when freed, and the peak RSS counts what the program held, not
+//                 what the allocator kept after it was freed
 //
 // Workloads (every answer is checked against the main thread's, every count against the tasks
 // submitted; the in-flight counts are kept by the tasks themselves, lib/thread-slots.mjs):
@@ -41,6 +50,8 @@ import { loadavg, machine } from './lib/machine.mjs';
 import { median, rng, sleep, wallNow } from './lib/stats.mjs';
 import { fmt } from './lib/table.mjs';
 import { newSlots, readSlots, resetSlots } from './lib/thread-slots.mjs';
+import { sampleRss } from './lib/rss-peak.mjs';
+import { loadPiscina, loadStealwork } from './lib/package.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const TASKS = new URL('./async-tasks.mjs', import.meta.url);
@@ -155,11 +166,11 @@ const ARG_ORDER = {
 
 async function makeRunner(kind, options) {
   if (kind === 'scheduler') {
-    const { Scheduler } = await import('../dist/bindings/index.js');
+    const { Scheduler } = await loadStealwork();
     const s = await Scheduler.start({ tasks: TASKS, ...options });
     return { run: (name, a) => s.run(name, ...ARG_ORDER[name].map((k) => a[k])), close: () => s.close() };
   }
-  const { Piscina } = kind === 'piscina' ? await import('piscina') : await import('../dist/bindings/piscina/index.js');
+  const { Piscina } = kind === 'piscina' ? await import('piscina') : await loadPiscina();
   const pool = new Piscina({ filename: WORKER.href, ...options });
   return { run: (name, a) => pool.run(a, { name }), close: () => pool.destroy(), nested: false };
 }
@@ -234,7 +245,8 @@ const RUNS = {
   },
 };
 
-async function child(workload, kind, options, reps, setupFile) {
+async function child(workload, kind, options, reps, setupFile, memory) {
+  const sampler = memory ? sampleRss(10) : null;
   const setup = JSON.parse(readFileSync(setupFile, 'utf8'));
   if (workload === 'io-bound') setup.tickDigests = Array.from({ length: SIZES.io.tasks }, (_, i) => tickDigest(i, setup.tickBytes));
   const sab = newSlots();
@@ -255,14 +267,15 @@ async function child(workload, kind, options, reps, setupFile) {
     await runner.close();
   }
   out.maxRSS = process.resourceUsage().maxRSS * 1024;
+  if (sampler) out.memory = sampler.stop();
   console.log(`RESULT ${JSON.stringify(out)}`);
 }
 
 // ---- the parent: data, a child per implementation, the table ---------------------------------
 
-function runChild(args) {
+function runChild(args, env) {
   return new Promise((resolve) => {
-    const c = spawn(process.execPath, [SELF, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(process.execPath, [SELF, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
     c.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
@@ -300,6 +313,11 @@ function summary(workload, name, r) {
     row.notes.push(`tiny roots end vs long end: latest ${lates.map((v) => `${v >= 0 ? '+' : ''}${v.toFixed(0)}`).join(', ')} ms; before it ${before.join(', ')} of ${SIZES.stall.tiny}`);
     row.detail = r.reps.map((x) => `[${x.stall.rel.map((v) => (v >= 0 ? '+' : '') + v.toFixed(0)).join(' ')}] (sent ${x.stall.sentRel.toFixed(0)})`).join('; ');
   }
+  if (r.memory) {
+    const held = Math.max(...r.reps.flatMap((x) => x.threads.map((t) => t.maxBuffers)));
+    const at = r.memory.atPeak;
+    row.notes.push(`${held > 0 ? `a thread held at most ${mb(held)} MB of ArrayBuffers; ` : ''}${at ? `at the peak: malloc arenas ${mb(at.arenas)} MB, other anonymous ${mb(at.otherAnon)} MB, files ${mb(at.file)} MB` : 'no breakdown (not Linux)'}`);
+  }
   if (workload !== 'tree-hash' && workload !== 'stall') row.detail = r.reps.map((x) => x.threads.map((t) => `${t.tasks}`).join('+')).join('; ');
   return row;
 }
@@ -331,7 +349,10 @@ const DESCRIBE = {
 };
 
 async function parent() {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, reps: { type: 'string', default: '3' }, 'per-thread': { type: 'string' } } });
+  const { values } = parseArgs({ options: {
+    only: { type: 'string' }, reps: { type: 'string', default: '3' }, 'per-thread': { type: 'string' },
+    memory: { type: 'boolean', default: false }, 'malloc-fixed': { type: 'boolean', default: false },
+  } });
   const reps = Number(values.reps);
   if (!Number.isInteger(reps) || reps < 1) throw new RangeError(`--reps must be an integer >= 1, got ${values.reps}`);
   const perThread = values['per-thread'] === undefined ? 0 : Number(values['per-thread']);
@@ -339,12 +360,14 @@ async function parent() {
   const only = values.only ? values.only.split(',') : [];
   const workloads = WORKLOADS.filter((w) => only.length === 0 || only.some((o) => w.startsWith(o)));
   if (workloads.length === 0) throw new TypeError(`--only matches no workload (${WORKLOADS.join(', ')})`);
-  if (!existsSync(new URL('../dist/bindings/index.js', import.meta.url))) throw new Error('bench/async.mjs needs the build in dist/ (npm run build)');
+  if (!existsSync(new URL('../dist/index.js', import.meta.url))) throw new Error('bench/async.mjs needs the build in dist/ (npm run build)');
 
   const m = machine();
   const pv = JSON.parse(readFileSync(new URL('../node_modules/piscina/package.json', import.meta.url), 'utf8')).version;
   console.log(`stealwork bench/async: node ${process.version}, piscina ${pv}, ${m.cpus} CPUs (${m.model}), ${m.memoryMB} MiB, ${reps} reps, load average ${loadavg()}`);
   console.log('each implementation in a child process of its own (peak RSS: its process.resourceUsage().maxRSS, after a warm-up and the reps)');
+  const env = values['malloc-fixed'] ? { ...process.env, MALLOC_MMAP_THRESHOLD_: '1048576' } : process.env;
+  if (values['malloc-fixed']) console.log('children run with MALLOC_MMAP_THRESHOLD_=1048576: a freed large buffer goes back to the system at once');
 
   const setup = {};
   if (workloads.includes('readFile+hash')) setup.readFile = readFileData();
@@ -365,7 +388,7 @@ async function parent() {
       console.log(`\n== ${w}: ${DESCRIBE[w]}`);
       const rows = [];
       for (const [name, kind, options] of implementations(w, perThread)) {
-        const r = await runChild(['--child', w, kind, JSON.stringify(options), String(reps), setupFile]);
+        const r = await runChild(['--child', w, kind, JSON.stringify(options), String(reps), setupFile, values.memory ? 'memory' : ''], env);
         if (r.error) { failed = true; rows.push({ name, error: r.error }); continue; }
         rows.push(summary(w, name, r));
       }
@@ -378,8 +401,8 @@ async function parent() {
 }
 
 if (process.argv[2] === '--child') {
-  const [, , , workload, kind, options, reps, setupFile] = process.argv;
-  await child(workload, kind, JSON.parse(options), Number(reps), setupFile);
+  const [, , , workload, kind, options, reps, setupFile, memory] = process.argv;
+  await child(workload, kind, JSON.parse(options), Number(reps), setupFile, memory === 'memory');
 } else {
   await parent();
 }

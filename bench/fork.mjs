@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Scheduler } from '../dist/bindings/index.js';
+import { Scheduler } from '../dist/index.js';
 import { seqfib } from './fork-tasks.mjs';
 
 const flag = (name, dflt) => {

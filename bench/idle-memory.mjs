@@ -27,7 +27,7 @@ async function child(kind, n) {
     console.log(JSON.stringify({ rss: process.memoryUsage().rss, ...extra }));
   };
   if (kind === 'stealwork' || kind === 'shrunk' || kind === 'kept' || kind === 'empty') {
-    const { Scheduler } = await import('../dist/bindings/index.js');
+    const { Scheduler } = await import('../dist/index.js');
     const opts = kind === 'stealwork' ? { spareThreads: 0, idleTimeout: Infinity }
       : kind === 'kept' ? { idleTimeout: Infinity }
       : kind === 'empty' ? { minThreads: 0, spareThreads: 0, idleTimeout: 100 }

@@ -5,7 +5,7 @@
 //
 //   npm run build && node bench/kill-cost.mjs [--rounds N] [--backend wasm|js]
 
-import { Scheduler } from '../dist/bindings/index.js';
+import { Scheduler } from '../dist/index.js';
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i < 0 ? dflt : process.argv[i + 1]; };
 const rounds = Number(arg('--rounds', 15));

@@ -20,7 +20,7 @@ import { check, finishProcess, guardRejections, startScheduler } from './lib/gua
 import { interleave, warmMain } from './lib/interleave.mjs';
 import { header, isDeno } from './lib/machine.mjs';
 import { suiteJSON, writeJSON } from './lib/output.mjs';
-import { loadStealwork, TASKS_URL } from './lib/package.mjs';
+import { loadPiscina, loadStealwork, TASKS_URL } from './lib/package.mjs';
 import { Results } from './lib/results.mjs';
 import {
   burst, calibrateBurn, fibLeaves, fibValue, skewedMix, skewedRoots, skewedSeq, splitFib, tinyRoots, wakeup,
@@ -40,7 +40,7 @@ async function startRunners(P) {
   const sched = await startScheduler(Scheduler, { tasks: TASKS_URL, procs: P, backend: 'wasm' });
   const piscina = new Piscina({ filename: WORKER.href, minThreads: P, maxThreads: P, idleTimeout: 60_000 });
   const tinypool = new Tinypool({ filename: WORKER.href, minThreads: P, maxThreads: P, idleTimeout: 60_000 });
-  const { Piscina: Compatible } = await import('../dist/bindings/piscina/index.js');
+  const { Piscina: Compatible } = await loadPiscina();
   const compatible = new Compatible({ filename: WORKER.href, minThreads: P, maxThreads: P, idleTimeout: 60_000 });
   await compatible.run(0); // started (its constructor starts the scheduler asynchronously)
   return [

@@ -14,7 +14,11 @@
 // Defaults: full sizes, 5 repetitions (3 with --quick), 2 Ps, every suite. Writes latest.json,
 // the charts (lib/charts.mjs: chart.svg, wasm-vs-ts.svg, speedup.svg, scale.svg, each when its
 // suite ran) and latest.txt into bench/out/ (not tracked); --publish writes them into
-// bench/results/, the figures docs/performance.md shows. Needs the build (npm run build).
+// bench/results/, the figures docs/performance.md shows, and only from a quiet machine: before
+// the first suite and after the last, lib/quiet.mjs checks the load average and that CPU loops
+// in --procs workers at once run about --procs times as fast as one; when either check fails
+// it says why and exits 1, writing nothing there (after the run, the figures go to bench/out/).
+// Needs the build (npm run build).
 
 import os from 'node:os';
 import process from 'node:process';
@@ -26,6 +30,7 @@ import { parseArgs } from './lib/flags.mjs';
 import { loadavg, machine, versions } from './lib/machine.mjs';
 import { writeJSON } from './lib/output.mjs';
 import { drawCharts } from './lib/charts.mjs';
+import { quiet } from './lib/quiet.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const SUITES = ['scheduler', 'pools', 'policies', 'priorities', 'workloads', 'queue', 'scale'];
@@ -87,6 +92,19 @@ function suiteArgs(s) {
   return args;
 }
 
+/** --publish on a machine that is not quiet (lib/quiet.mjs): says why and exits 1; nothing was
+ *  or will be written into bench/results/. */
+function refusePublish(when, why) {
+  console.error(`bench: --publish refused ${when}: ${why}. Nothing was written to bench/results/; ` +
+    'run it again on a quiet machine (or without --publish, into bench/out/).');
+  process.exit(1);
+}
+if (opts.publish) {
+  const q = await quiet(opts.procs);
+  say(q.line);
+  if (!q.ok) refusePublish('before the run', q.why);
+}
+
 const started = performance.now();
 const m0 = machine();
 say(`stealwork bench: ${suites.join(', ')}; ${opts.quick ? 'quick' : 'full'} run, ${opts.reps} repetitions, ${opts.procs} Ps; ` +
@@ -129,6 +147,18 @@ for (const s of suites) {
 
 out.seconds.total = (performance.now() - started) / 1000;
 out.machine.loadavgEnd = os.loadavg();
+if (opts.publish) {
+  // The machine may have got busy during the run: the figures are kept, in bench/out/.
+  const q = await quiet(opts.procs);
+  say(q.line);
+  if (!q.ok) {
+    const outDir = here('./out/');
+    mkdirSync(outDir, { recursive: true });
+    writeJSON(join(outDir, 'latest.json'), out);
+    writeFileSync(join(outDir, 'latest.txt'), transcript.join(''));
+    refusePublish(`after the run (its figures are in ${rel(join(outDir, 'latest.json'))} and latest.txt)`, q.why);
+  }
+}
 let published = out;
 if (partial) {
   published = JSON.parse(readFileSync(jsonPath, 'utf8'));

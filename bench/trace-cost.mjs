@@ -6,7 +6,7 @@
 //
 //   npm run build && node bench/trace-cost.mjs [--rounds N]
 
-import { Scheduler } from '../dist/bindings/index.js';
+import { Scheduler } from '../dist/index.js';
 
 const i = process.argv.indexOf('--rounds');
 const rounds = i >= 0 ? Number(process.argv[i + 1]) : 13;

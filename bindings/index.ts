@@ -11,6 +11,7 @@ export type { TaskFunction, TaskName, TaskArgs, TaskResult, ScheduleWith } from 
 export type { SpawnOptions } from './runtime/engine.js';
 export type { SchedulerOptions, VictimOrder } from './runtime/options.js';
 export type { SchedulerStats, PStats, MStats } from './runtime/observe/stats.js';
+export type { Dump, DumpTask, DumpState } from './runtime/observe/dump.js';
 export { Task, JoinRequest } from './runtime/tasks/task.js';
 export { RootTask } from './runtime/tasks/root-task.js';
 export { TaskContext } from './runtime/tasks/context.js';
@@ -19,5 +20,6 @@ export { StealworkError, WorkerCrashedError, AbortError } from './runtime/base/e
 export type { ErrorCode } from './runtime/base/errors.js';
 export type { Backend } from './core/core.js';
 export type { Priority } from './runtime/tasks/priority.js';
+export type { UnobservedInfo } from './runtime/tasks/unobserved.js';
 export type { ParSource, ParTypedArray, ParOptions, ParReduceOptions } from './runtime/tasks/par-api.js';
 export type { ParCallOptions } from './runtime/scheduler.js';

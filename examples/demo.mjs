@@ -4,7 +4,7 @@
 //   npm start            (builds first)
 //   node examples/demo.mjs [--procs N]
 
-import { Scheduler } from '../dist/bindings/index.js';
+import { Scheduler } from '../dist/index.js';
 import { availableParallelism } from 'node:os';
 
 const argv = process.argv.slice(2);

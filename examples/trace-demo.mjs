@@ -3,7 +3,7 @@
 //
 //   npm run build && node examples/trace-demo.mjs [out.json]
 
-import { Scheduler } from '../dist/bindings/index.js';
+import { Scheduler } from '../dist/index.js';
 import { writeFileSync } from 'node:fs';
 
 const out = process.argv[2] ?? 'stealwork-trace.json';

@@ -11,6 +11,10 @@
 //   wrapper none), each a valid module and, when
 //   build/ holds the asc output, byte for byte the files asc wrote;
 // - prints the size, packed and unpacked, and the file count.
+//
+// What publint and @arethetypeswrong/cli check on the tarball (package.json's fields against the
+// files they name, each file's module format, the types each entry point resolves to) is
+// scripts/package-lint.mjs's (npm run pack:lint); nothing here repeats it.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

@@ -79,8 +79,8 @@ function folder(e: Example, lib: 'piscina' | 'stealwork/piscina'): string {
 
 const DEADLINE = 90_000;
 
-/** Node 20, 22 and 24 (test/engines/engines.mjs brings the 22 and 24 binaries from the npm
- *  registry on first use): every example runs on each. */
+/** Node 20, 22, 24 and 26 (test/engines/engines.mjs brings the 22, 24 and 26 binaries from the
+ *  npm registry on first use): every example runs on each. */
 const NODE_ENGINES: Array<{ version: string }> = ENGINES.filter((e: { kind: string }) => e.kind === 'node');
 const bins = new Map<string, string>();
 beforeAll(async () => {

@@ -63,8 +63,13 @@ describe('schedtrace', () => {
   });
 
   it('STEALWORK_DEBUG uses GODEBUG syntax', () => {
-    expect(parseDebugEnv('schedtrace=1000,scheddetail=1')).toEqual({ schedtrace: 1000, scheddetail: true, trace: false });
-    expect(parseDebugEnv('scheddetail=0')).toEqual({ schedtrace: 0, scheddetail: false, trace: false });
-    expect(parseDebugEnv(undefined)).toEqual({ schedtrace: 0, scheddetail: false, trace: false });
+    expect(parseDebugEnv('schedtrace=1000,scheddetail=1')).toEqual({ schedtrace: 1000, scheddetail: true, trace: false, dumpsignal: null });
+    expect(parseDebugEnv('scheddetail=0')).toEqual({ schedtrace: 0, scheddetail: false, trace: false, dumpsignal: null });
+    expect(parseDebugEnv(undefined)).toEqual({ schedtrace: 0, scheddetail: false, trace: false, dumpsignal: null });
+    // The task dump's signal (DESIGN.md "The task dump"): a name, or 1 for SIGUSR2; anything else is none.
+    expect(parseDebugEnv('dumpsignal=SIGUSR1,trace=1')).toEqual({ schedtrace: 0, scheddetail: false, trace: true, dumpsignal: 'SIGUSR1' });
+    expect(parseDebugEnv('dumpsignal=1').dumpsignal).toBe('SIGUSR2');
+    expect(parseDebugEnv('dumpsignal=0').dumpsignal).toBeNull();
+    expect(parseDebugEnv('dumpsignal=usr2').dumpsignal).toBeNull();
   });
 });

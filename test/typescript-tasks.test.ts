@@ -1,7 +1,7 @@
 // Task modules and piscina worker files in TypeScript, loaded the ways their authors run them:
 // ts-node (`-r ts-node/register`, and its ESM loader), tsx (`--import tsx`) and Node's type
-// stripping, on Node 20, 22 and 24 (test/engines/engines.mjs brings the 22 and 24 binaries from
-// the npm registry on first use); Deno and Bun load TypeScript by themselves.
+// stripping, on Node 20, 22, 24 and 26 (test/engines/engines.mjs brings the 22, 24 and 26
+// binaries from the npm registry on first use); Deno and Bun load TypeScript by themselves.
 //
 // Each piscina program (test/fixtures/ts-programs/) runs twice, under piscina and with its
 // import switched to stealwork/piscina: the same output and exit code. The Scheduler programs

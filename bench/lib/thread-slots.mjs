@@ -11,19 +11,25 @@ import { threadId } from 'node:worker_threads';
 export const MAX_SLOTS = 64;
 
 // Int32 words: [0] slots claimed; then per slot i at 4 + 4i: threadId + 1, in flight, the most
-// in flight at once, tasks started. BigInt64 words after them: bytes hashed per slot.
+// in flight at once, tasks started. BigInt64 words after them: bytes hashed per slot. Int32 words
+// after those: the most ArrayBuffer memory (KiB) the slot's thread held when a task noted it.
 const INT_WORDS = 4 + 4 * MAX_SLOTS;
 const BYTES_OFFSET = INT_WORDS * 4; // a multiple of 8
+const BUFFERS_OFFSET = BYTES_OFFSET + 8 * MAX_SLOTS;
 
 export function newSlots() {
-  return new SharedArrayBuffer(BYTES_OFFSET + 8 * MAX_SLOTS);
+  return new SharedArrayBuffer(BUFFERS_OFFSET + 4 * MAX_SLOTS);
 }
 
 const views = new WeakMap();
 function view(sab) {
   let v = views.get(sab);
   if (!v) {
-    v = { i32: new Int32Array(sab, 0, INT_WORDS), bytes: new BigInt64Array(sab, BYTES_OFFSET, MAX_SLOTS) };
+    v = {
+      i32: new Int32Array(sab, 0, INT_WORDS),
+      bytes: new BigInt64Array(sab, BYTES_OFFSET, MAX_SLOTS),
+      buffers: new Int32Array(sab, BUFFERS_OFFSET, MAX_SLOTS),
+    };
     views.set(sab, v);
   }
   return v;
@@ -70,12 +76,24 @@ export function addBytes(sab, n) {
   Atomics.add(view(sab).bytes, slotOf(sab), BigInt(n));
 }
 
+/** Notes the ArrayBuffer memory this thread's JS heap holds now (Node's per-isolate
+ *  process.memoryUsage().arrayBuffers: every Buffer and ArrayBuffer not yet collected), keeping
+ *  the most. Node only; elsewhere nothing is noted. */
+export function noteBuffers(sab) {
+  const usage = globalThis.process?.memoryUsage?.();
+  if (usage?.arrayBuffers === undefined) return;
+  const kib = Math.round(usage.arrayBuffers / 1024);
+  const { buffers } = view(sab);
+  const s = slotOf(sab);
+  if (kib > Atomics.load(buffers, s)) Atomics.store(buffers, s, kib); // only this thread writes its slot
+}
+
 /**
  * What the threads did since the last reset: one row per thread that started a task
- * ({ threadId, tasks, maxInFlight, inFlight, bytes }), main thread side.
+ * ({ threadId, tasks, maxInFlight, inFlight, bytes, maxBuffers }), main thread side.
  */
 export function readSlots(sab) {
-  const { i32, bytes } = view(sab);
+  const { i32, bytes, buffers } = view(sab);
   const rows = [];
   const n = Math.min(Atomics.load(i32, 0), MAX_SLOTS);
   for (let i = 0; i < n; i++) {
@@ -88,6 +106,7 @@ export function readSlots(sab) {
       maxInFlight: Atomics.load(i32, w + 2),
       inFlight: Atomics.load(i32, w + 1),
       bytes: Number(Atomics.load(bytes, i)),
+      maxBuffers: Atomics.load(buffers, i) * 1024,
     });
   }
   return rows;
@@ -95,12 +114,13 @@ export function readSlots(sab) {
 
 /** Zeroes the counts (the claims stay), between runs while no task is in flight. */
 export function resetSlots(sab) {
-  const { i32, bytes } = view(sab);
+  const { i32, bytes, buffers } = view(sab);
   for (let i = 0; i < MAX_SLOTS; i++) {
     const w = 4 + 4 * i;
     Atomics.store(i32, w + 1, 0);
     Atomics.store(i32, w + 2, 0);
     Atomics.store(i32, w + 3, 0);
     Atomics.store(bytes, i, 0n);
+    Atomics.store(buffers, i, 0);
   }
 }

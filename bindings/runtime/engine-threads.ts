@@ -4,6 +4,7 @@
 // thread that idled out, a crashed or killed thread's recovery, and the scheduler's own failure.
 // Main thread only.
 
+import { reportUnobserved } from './tasks/unobserved.js';
 import {
   closedError, describeRefusal, unknownTaskError, killReason, threadsRefusedError, replacementFailedError, taskModuleMismatchError, threadStartError, uncaughtError, workerCrashedError,
   workerExitError, workerLoopError, workerStartError,
@@ -138,6 +139,7 @@ export abstract class EngineThreads extends EngineState {
             break;
           case 'stealwork:share-ack': this.onShareAck(i, msg.id); break;
           case 'stealwork:uncaught': this.uncaught(uncaughtError(i, msg.error)); break;
+          case 'stealwork:unobserved': reportUnobserved(this.gs, msg.block, { task: msg.task, thread: i }, o.onUnobservedError); break;
           case 'stealwork:halt': if (this.killer?.halted(i, msg.token)) this.killThread(i, this.killer.cause(msg.token)); break;
           case 'stealwork:broadcast-done': this.broadcasts.done(i, msg); break;
         }

@@ -17,6 +17,8 @@ import { closedError, closedForceError, platformError, unknownTaskError } from '
 import type { ResolvedOptions } from './options.js';
 import { now, platformProblem, syncStartProblem, threadOptionsProblem, unrefTimer } from './host/platform.js';
 import { schedtraceLines } from './observe/schedtrace.js';
+import { formatDump, readDump, type Dump } from './observe/dump.js';
+import { onDumpSignal } from './observe/dump-signal.js';
 import { allocTraceRings, exportTrace, traceClock } from './observe/trace.js';
 import { allocHistograms } from './observe/latency.js';
 import type { SchedulerStats } from './observe/stats.js';
@@ -119,6 +121,7 @@ export class Engine extends EnginePump {
    *  updates begin. */
   private begin(): void {
     if (this.opts.schedtrace > 0) this.startSchedtrace();
+    if (this.opts.dumpSignal !== null) this.stopTimers.push(onDumpSignal(this.opts.dumpSignal, () => this.opts.logger(formatDump(this.dump()))));
     if (this.opts.procsSource !== 'option') {
       // procs is the default: follow it as Go 1.25 follows its default GOMAXPROCS (maxprocs.ts).
       this.maxprocs = new MaxProcsUpdate(this.opts.procs, this.opts.cpuLimit, procsDefault, (d) => this.followDefault(d));
@@ -192,6 +195,11 @@ export class Engine extends EnginePump {
   /** The event trace as Chrome Trace Event JSON (empty unless started with trace: true). */
   trace(): ReturnType<typeof exportTrace> {
     return exportTrace(this.views, this.nms, this.names, this.monitorLog);
+  }
+
+  /** The task dump (observe/dump.ts): every live task, read from the G table. */
+  dump(): Dump {
+    return readDump(this.gs, this.names, this.nms);
   }
 
   stats(): SchedulerStats {

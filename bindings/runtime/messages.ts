@@ -17,6 +17,8 @@
 //                              itself failed (code says which)
 //                    share-ack every buffer up to id is registered in this thread
 //                    uncaught  an error thrown outside any task (DESIGN.md "Stranded callbacks")
+//                    unobserved a task nobody will await or join failed: its error block
+//                              (tasks/unobserved.ts), which the main thread decodes and frees
 //                    halt      the thread claimed itself for a kill and waits to be terminated
 //                              (DESIGN.md "Killing a task", step 5)
 //                    exit      the M loop ended: close, or the thread idled out (`idle`)
@@ -114,8 +116,11 @@ export interface HaltMessage { type: 'stealwork:halt'; token: number }
 /** Broadcast `id` ran on this thread: its result (`ok`) or its error, structured-cloned. */
 export interface BroadcastDoneMessage { type: 'stealwork:broadcast-done'; id: number; ok: boolean; value: unknown }
 
+/** `block`: the error's value block, the main thread's to decode and free; `task`: its name. */
+export interface UnobservedMessage { type: 'stealwork:unobserved'; block: number; task: string }
+
 /** What a worker sends the main thread. */
-export type FromWorker = ReadyMessage | ErrorMessage | ShareAckMessage | UncaughtMessage | ExitMessage | HaltMessage | BroadcastDoneMessage;
+export type FromWorker = ReadyMessage | ErrorMessage | ShareAckMessage | UncaughtMessage | ExitMessage | HaltMessage | UnobservedMessage | BroadcastDoneMessage;
 
 /** The prefix of every engine message's `type`: reserved, a task module's own messages must
  *  not use it. */

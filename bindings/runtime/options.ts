@@ -6,6 +6,7 @@ import { procsDefault, type ProcsSource } from './host/cgroup.js';
 import { filePathUrl } from './host/platform.js';
 import { debugEnv, parseDebugEnv } from './observe/schedtrace.js';
 import { optionRangeError, optionTypeError, relativeTasksError, unknownOptionError } from './base/errors.js';
+import type { UnobservedHook, UnobservedInfo } from './tasks/unobserved.js';
 import type { ResourceLimits, ThreadOptions } from './host/thread-options.js';
 import type { TaskCalling } from './threads/calling.js';
 
@@ -98,6 +99,15 @@ export interface SchedulerOptions {
    * Default: it is raised as an unhandledRejection on the main thread.
    */
   onError?: (error: Error) => void;
+  /**
+   * Called on the main thread with the error of each task that failed when nobody will await or
+   * join it (a child its parent task ended without awaiting or joining: detached), and `info`
+   * naming the task and the thread that reported it. Default: a process warning naming the task
+   * (code STEALWORK_UNOBSERVED). A cancelled tree's ERR_ABORTED failures are not reported; a root
+   * Task's failure nobody awaits is an unhandledRejection, as any Promise's
+   * (DESIGN.md "Unobserved failures").
+   */
+  onUnobservedError?: (error: unknown, info: UnobservedInfo) => void;
   /** Record an event trace (sched.trace() exports it). Default from STEALWORK_DEBUG=trace=1. */
   trace?: boolean;
   /** Events kept per thread when tracing (the latest ones; a power of two). */
@@ -154,6 +164,10 @@ export interface ResolvedOptions {
   scheddetail: boolean;
   logger: (line: string) => void;
   onError: ((error: Error) => void) | null;
+  onUnobservedError: UnobservedHook | null;
+  /** STEALWORK_DEBUG=dumpsignal=SIG...: the signal on which the task dump goes to the logger
+   *  (observe/dump-signal.ts); null: none. From the environment only. */
+  dumpSignal: string | null;
   trace: boolean;
   traceEvents: number;
   thread: ThreadOptions;
@@ -206,6 +220,8 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     scheddetail: false,
     logger: (line: string) => console.error(line),
     onError: null,
+    onUnobservedError: null,
+    dumpSignal: null,
     trace: false,
     traceEvents: 1 << 16,
     thread: {},
@@ -255,7 +271,7 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   if (opts === null || typeof opts !== 'object') throw optionTypeError('Scheduler.start: options', `must be an object with at least { tasks }, got ${opts === null ? 'null' : typeof opts}`);
   const o = opts as Record<string, unknown>;
   const known = new Set(['tasks', 'procs', 'maxProcs', 'spareThreads', 'handoffAfterMs', 'minThreads', 'idleTimeout', 'asyncPerThread', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
-    'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'onError', 'trace', 'traceEvents',
+    'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'onError', 'onUnobservedError', 'trace', 'traceEvents',
     'workerData', 'resourceLimits', 'env', 'argv', 'execArgv']);
   for (const k of Object.keys(o)) {
     if (!known.has(k)) throw unknownOptionError(`options.${k}`, [...known]);
@@ -301,6 +317,7 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   r.schedtrace = env.schedtrace;
   r.scheddetail = env.scheddetail;
   r.trace = env.trace;
+  r.dumpSignal = env.dumpsignal;
   if (o.trace !== undefined) r.trace = bool('trace', o.trace);
   if (o.traceEvents !== undefined) {
     r.traceEvents = int('traceEvents', o.traceEvents, 16, 1 << 24);
@@ -316,6 +333,10 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   if (o.onError !== undefined) {
     if (typeof o.onError !== 'function') throw optionTypeError('options.onError', `must be a function, got ${typeof o.onError}`);
     r.onError = o.onError as (error: Error) => void;
+  }
+  if (o.onUnobservedError !== undefined) {
+    if (typeof o.onUnobservedError !== 'function') throw optionTypeError('options.onUnobservedError', `must be a function, got ${typeof o.onUnobservedError}`);
+    r.onUnobservedError = o.onUnobservedError as UnobservedHook;
   }
   return r;
 }

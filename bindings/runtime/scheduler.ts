@@ -4,9 +4,9 @@
 import { Engine, type SpawnOptions } from './engine.js';
 import { resolveOptions, type ResolvedOptions, type SchedulerOptions } from './options.js';
 import type { SchedulerStats } from './observe/stats.js';
-import type { JoinRequest } from './tasks/task.js';
+import { formatDump, type Dump } from './observe/dump.js';
 import type { RootTask } from './tasks/root-task.js';
-import type { TaskContext } from './tasks/context.js';
+import type { AnyModule, TaskArgs, TaskName, TaskResult } from './tasks/module-types.js';
 import { checkPriority } from './tasks/priority.js';
 import { optionRangeError, optionTypeError, unknownOptionError } from './base/errors.js';
 import { parJob, type ParOptions, type ParSource } from './tasks/par-api.js';
@@ -14,33 +14,8 @@ import { PAR_FOR_EACH, PAR_MAP, PAR_REDUCE } from './tasks/par-job.js';
 import { PAR_ROOT } from './tasks/par.js';
 import { isBuiltin } from './tasks/builtins.js';
 
-/** A task function: the context first, then the arguments. */
-export type TaskFunction = (ctx: TaskContext, ...args: any[]) => unknown;
-
-/** The task names a module exports. */
-export type TaskName<Mod> = { [K in keyof Mod]: Mod[K] extends TaskFunction ? K : never }[keyof Mod] & string;
-
-/** The arguments of task K (without the context). */
-export type TaskArgs<Mod, K extends keyof Mod> = Mod[K] extends (ctx: TaskContext, ...args: infer A) => unknown ? A : never;
-
-/** What awaiting task K gives: its return value, unwrapped from a Promise, and a join in it
- *  replaced by the join's result: the R it was given (`ctx.join<number>(...)`), or else the
- *  result of the task it names in Mod; unknown when neither says. */
-export type TaskResult<Mod, K extends keyof Mod> = Mod[K] extends (...args: any[]) => infer R
-  ? JoinResult<Mod, Awaited<R>>
-  : never;
-
-/** T with each join in it replaced by the join's result: the R it was given
- *  (`ctx.join<number>(...)`), or else the result of the task it names in Mod; unknown when
- *  neither says. Distributes over a union (`return n < 2 ? n : ctx.join('sum', ...)`). */
-type JoinResult<Mod, T> = T extends JoinRequest<infer R, infer N>
-  ? unknown extends R ? (N extends TaskName<Mod> ? TaskResult<Mod, N> : unknown) : R
-  : T;
-
-/** Mod when the scheduler is not given the module's type: any task name and arguments are
- *  accepted, and results are unknown.
- *  @inline */
-type AnyModule = Record<string, TaskFunction>;
+// The task module types (tasks/module-types.ts), re-exported where they were declared first.
+export type { TaskFunction, TaskName, TaskArgs, TaskResult } from './tasks/module-types.js';
 
 /** Options of a data-parallel call from the main thread: ParOptions plus a root task's
  *  `signal`, `timeout` and `priority` (as `sched.with`). */
@@ -281,6 +256,22 @@ export class Scheduler<Mod = AnyModule> {
    */
   broadcast<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Promise<Array<TaskResult<Mod, K>>> {
     return this.#engine.broadcast(name, args) as Promise<Array<TaskResult<Mod, K>>>;
+  }
+
+  /**
+   * Every live task: its name, state ('queued', 'running', 'awaiting', 'joining', 'waiting'),
+   * thread, parent and age where known, read from the shared G table without stopping the
+   * threads (Go's goroutine dump; DESIGN.md "The task dump" says what consistency it gives).
+   * `'text'`: the same as readable lines, one per task. STEALWORK_DEBUG=dumpsignal=SIGUSR2
+   * prints it on that signal.
+   */
+  dump(): Dump;
+  dump(format: 'json'): Dump;
+  dump(format: 'text'): string;
+  dump(format: 'json' | 'text' = 'json'): Dump | string {
+    if (format !== 'json' && format !== 'text') throw optionTypeError('dump: format', `must be 'json' or 'text', got ${typeof format === 'string' ? `'${format}'` : typeof format}`);
+    const d = this.#engine.dump();
+    return format === 'text' ? formatDump(d) : d;
   }
 
   /** A snapshot of the counters per P, per thread and for the scheduler. */

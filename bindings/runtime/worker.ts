@@ -164,6 +164,7 @@ async function run(msg: InitMessage): Promise<void> {
       mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, ncpu: msg.ncpu, maxTasks: msg.maxTasks, maxMemoryMB: msg.maxMemoryMB, debug: msg.debug,
       restart: msg.restart, idleTimeout: msg.idleTimeout, minLive: msg.minLive, asyncPerThread: msg.asyncPerThread,
       killClaimed: (token) => channel.post({ type: 'stealwork:halt', token }),
+      unobserved: (block, task) => channel.post({ type: 'stealwork:unobserved', block, task }),
     });
     m.sharesSeen = seen;
     current = m;

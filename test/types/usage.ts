@@ -1,6 +1,6 @@
 // Compiled by test/types.test.ts: the correct calls must type-check, and every line under an
 // expect-error directive must be an error (tsc fails on an unused directive).
-import { Scheduler } from '../../dist/bindings/index.js';
+import { Scheduler, type TaskContext, type Task, type Fork } from '../../dist/bindings/index.js';
 
 export async function main(): Promise<void> {
   const s = await Scheduler.start<typeof import('./tasks.js')>({ tasks: new URL('./tasks.js', import.meta.url) });
@@ -46,6 +46,26 @@ export async function syncStart(): Promise<void> {
   // @ts-expect-error startSync returns the scheduler, not a promise of it
   await Scheduler.startSync({ tasks: 'x' }).then(() => undefined);
   await s.close();
+}
+
+/** A module that types its own context: the main thread sees the same results. */
+export async function typedContext(): Promise<void> {
+  const s = await Scheduler.start<typeof import('./typed-tasks.js')>({ tasks: new URL('./typed-tasks.js', import.meta.url) });
+  const f: number = await s.run('fibc', 10);
+  const g: string = await s.run('greet', 'x');
+  const m: number = await s.run('many', 4);
+  void [f, g, m];
+  // @ts-expect-error fibc takes a number
+  await s.run('fibc', 'ten');
+  await s.close();
+}
+
+/** An untyped context still takes any name; a call may state its result. */
+export function untyped(ctx: TaskContext): void {
+  const t: Task<number> = ctx.spawn<number>('anything', 1, 'x');
+  const u: Task<unknown> = ctx.spawn('anything');
+  const f: Fork<string> = ctx.fork<string>('other');
+  void [t, u, f];
 }
 
 /** The data-parallel calls and broadcast: task names checked, results typed by the task's. */

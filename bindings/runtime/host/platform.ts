@@ -10,6 +10,7 @@ type NodeWorkerThreads = typeof import('node:worker_threads');
 interface NodeProcess {
   versions?: { node?: string };
   getBuiltinModule?: (id: string) => unknown;
+  cpuUsage?: () => { user: number; system: number };
 }
 
 const g = globalThis as unknown as {
@@ -321,6 +322,17 @@ export function warn(message: string, code: string): void {
 
 /** A monotonic clock in milliseconds. */
 export const now: () => number = () => performance.now();
+
+/**
+ * The CPU time the whole process has used (ms, user + system, every thread), or NaN where no
+ * such count exists (browsers). `process.cpuUsage()` counts the process on Node, Deno and Bun,
+ * from any thread (test/platform-cpu.test.ts checks that a worker's reading includes another
+ * thread's work). Any thread.
+ */
+export function processCPU(): number {
+  const u = g.process?.cpuUsage?.();
+  return u === undefined ? NaN : (u.user + u.system) / 1000;
+}
 
 /** Resource kinds a worker always holds (its port to the main thread), not callbacks to run. */
 const IDLE_RESOURCES = new Set(['MessagePort', 'CloseReq']);

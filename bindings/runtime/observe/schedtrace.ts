@@ -60,9 +60,10 @@ function procsSuffix(): string {
   return ` ncpu=${d.ncpu} cpulimit=${d.limit === null ? 'none' : +d.limit.cpus.toFixed(3)}`;
 }
 
-/** Parses STEALWORK_DEBUG (e.g. "schedtrace=1000,scheddetail=1"), Go's GODEBUG syntax. */
-export function parseDebugEnv(value: string | undefined): { schedtrace: number; scheddetail: boolean; trace: boolean } {
-  const out = { schedtrace: 0, scheddetail: false, trace: false };
+/** Parses STEALWORK_DEBUG (e.g. "schedtrace=1000,scheddetail=1"), Go's GODEBUG syntax.
+ *  `dumpsignal=SIGUSR2` (or `=1`, SIGUSR2) prints the task dump on that signal (observe/dump.ts). */
+export function parseDebugEnv(value: string | undefined): { schedtrace: number; scheddetail: boolean; trace: boolean; dumpsignal: string | null } {
+  const out = { schedtrace: 0, scheddetail: false, trace: false, dumpsignal: null as string | null };
   if (!value) return out;
   for (const part of value.split(',')) {
     const [k, v] = part.split('=').map((x) => x.trim());
@@ -71,6 +72,7 @@ export function parseDebugEnv(value: string | undefined): { schedtrace: number; 
       if (Number.isInteger(n) && n > 0) out.schedtrace = n;
     } else if (k === 'scheddetail') out.scheddetail = v === '1';
     else if (k === 'trace') out.trace = v === '1';
+    else if (k === 'dumpsignal' && v !== undefined && v !== '0') out.dumpsignal = v === '1' ? 'SIGUSR2' : /^SIG[A-Z0-9]+$/.test(v) ? v : null;
   }
   return out;
 }

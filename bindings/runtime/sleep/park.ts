@@ -27,6 +27,17 @@ import { parkSpin, parkSpinLeave } from './parkspin.js';
 import { macrotask, now, pendingCallbacks } from '../host/platform.js';
 import type { Views } from '../memory/values.js';
 
+/**
+ * The CPU's spin-wait hint for a poll rung (x86 PAUSE, Arm YIELD): Atomics.pause where the engine
+ * has it (Node 24+, Deno, Bun, Chromium 133+, Firefox 137+, Safari 18.4+), else null (Node 20
+ * and 22), where a poll runs without it. It tells the core that this thread spins, so a sibling
+ * hyper-thread gets the pipeline and leaving the loop costs no memory-order mis-speculation; it
+ * does not yield the CPU. Kept after measuring: bench/spin-pause.mjs, docs/performance.md "The
+ * spin-wait hint". Called without its iteration argument: one hint per poll on every engine.
+ * Looked up once per thread (a worker has its own Atomics).
+ */
+const spinPause = (Atomics as { pause?: () => void }).pause ?? null;
+
 /** The i32 index of M m's park word. Any thread. */
 export function parkWord(views: Views, m: number): number {
   return (mAddr(views, m) + M_PARK) >>> 2;
@@ -240,18 +251,21 @@ export class Parker {
   }
 
   /**
-   * Rung k of the ladder: a poll or a wait of 1 us when `spin` (spinRung), else an unbounded
-   * Atomics.wait (see the head of this file: no wake-up is lost). The first
-   * deep wait of a sleep is bounded by idleTimeout when the M may end its thread: if nothing
-   * woke it by then, it asks the core to leave (mExit). The bound is the idle policy, not a
-   * guard against a lost wake-up: a writer's bit still ends the wait at once. True when the M
-   * leaves the scheduler.
+   * Rung k of the ladder: a poll (with the spin-wait hint, spinPause) or a wait of 1 us when
+   * `spin` (spinRung), else an unbounded Atomics.wait (see the head of this file: no wake-up is
+   * lost). The first deep wait of a sleep is bounded by idleTimeout when the M may end its
+   * thread: if nothing woke it by then, it asks the core to leave (mExit). The bound is the idle
+   * policy, not a guard against a lost wake-up: a writer's bit still ends the wait at once. True
+   * when the M leaves the scheduler.
    */
   private rung(i32: Int32Array, k: number, spin: boolean): boolean {
     this.m.state(MS_SLEEP);
     if (spin) {
       this.m.views.f64[(this.mw * 4 + MR_SPIN_RUNGS) >>> 3]++; // owner only: stats' spinRungs
-      if (k < this.spinLimit) return false;
+      if (k < this.spinLimit) {
+        spinPause?.(); // a poll: the hint, then the next look at the word
+        return false;
+      }
       Atomics.wait(i32, this.word, 0, 0.001); // pairs with the notify of every writer and wakep's
       return false;
     }

@@ -1,6 +1,7 @@
 // The context a task function gets as its first argument.
 
 import type { Task, JoinRequest } from './task.js';
+import type { AnyModule, JoinArgs, Stated, TaskArgs, TaskName } from './module-types.js';
 import type { Fork } from './fork-handle.js';
 import { macrotask } from '../host/platform.js';
 import { cancelledError, optionTypeError, unknownOptionError, type AbortError } from '../base/errors.js';
@@ -33,8 +34,12 @@ export interface ContextHost {
 
 /**
  * `ctx` in `task(ctx, ...args)`. Valid for the task's whole life, across awaits.
+ * `TaskContext<typeof import('./tasks.js')>`, in the task module itself, type-checks the names,
+ * arguments and results of the tasks it spawns, forks and joins, as `Scheduler<...>` does on
+ * the main thread; a plain `TaskContext` takes any name and gives unknown results.
  */
-export class TaskContext {
+export class TaskContext<Mod = AnyModule> {
+  /** @internal type witness only: the module whose tasks the context's calls are checked by */ declare readonly __module?: Mod;
   /** @internal */ readonly host: ContextHost;
   /** @internal the G this context belongs to */ readonly g: number;
   /** @internal Tasks spawned by this task, to detach the ones never awaited or joined. */
@@ -81,26 +86,27 @@ export class TaskContext {
    * synchronous task functions, called while the task runs; a fork not joined when the task
    * returns is joined then.
    */
-  fork<T = unknown>(name: string, ...args: unknown[]): Fork<T>;
+  fork<R = never, K extends TaskName<Mod> = TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Fork<Stated<R, Mod, K>>;
   fork(name: string, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown, a4?: unknown, a5?: unknown, a6?: unknown,
     ...more: unknown[]): Fork {
     // Named parameters: up to seven arguments (the G's inline slots) travel without an array;
     // `arguments` is read for its length alone (so the engine makes no arguments object), the
     // ones past seven come in `more`.
     const n = arguments.length - 1;
-    if (n <= 7) return this.host.forkFrom(this, name, n, a0, a1, a2, a3, a4, a5, a6, null);
-    return this.host.forkFrom(this, name, n, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
+    if (n <= 7) return this.host.forkFrom(this as TaskContext, name, n, a0, a1, a2, a3, a4, a5, a6, null);
+    return this.host.forkFrom(this as TaskContext, name, n, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
       [a0, a1, a2, a3, a4, a5, a6, ...more]);
   }
 
-  /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen). */
-  spawn(name: string, ...args: unknown[]): Task<unknown>;
+  /** Spawns a child task on this thread's P (Go's newproc: it runs next here unless stolen).
+   *  Its Task gives the task's result in Mod, or R where the call states it. */
+  spawn<R = never, K extends TaskName<Mod> = TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Task<Stated<R, Mod, K>>;
   spawn(name: string, a0?: unknown, a1?: unknown, a2?: unknown, a3?: unknown, a4?: unknown, a5?: unknown, a6?: unknown,
     ...more: unknown[]): Task<unknown> {
     // As fork: up to seven arguments (the G's inline slots) travel without an array.
     const n = arguments.length - 1;
-    if (n <= 7) return this.host.spawnFrom(this, name, -1, n, a0, a1, a2, a3, a4, a5, a6, null);
-    return this.host.spawnFrom(this, name, -1, n, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
+    if (n <= 7) return this.host.spawnFrom(this as TaskContext, name, -1, n, a0, a1, a2, a3, a4, a5, a6, null);
+    return this.host.spawnFrom(this as TaskContext, name, -1, n, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
       [a0, a1, a2, a3, a4, a5, a6, ...more]);
   }
 
@@ -111,7 +117,7 @@ export class TaskContext {
    */
   with(options: { priority?: Priority }): {
     /** `ctx.spawn` with the options: a child task on this thread's P, of the class they give. */
-    spawn(name: string, ...args: unknown[]): Task<unknown>;
+    spawn<R = never, K extends TaskName<Mod> = TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Task<Stated<R, Mod, K>>;
   } {
     if (options === null || typeof options !== 'object') throw optionTypeError('ctx.with: options', `must be an object, got ${options === null ? 'null' : typeof options}`);
     const { priority, ...rest } = options as Record<string, unknown>;
@@ -119,8 +125,8 @@ export class TaskContext {
     if (extra.length) throw unknownOptionError(`ctx.with: options.${extra[0]}`, ['priority']);
     const cls = priority === undefined ? -1 : priorityClass(checkPriority('ctx.with', priority));
     return {
-      spawn: (name: string, ...args: unknown[]) => this.host.spawnFrom(this, name, cls, args.length, undefined, undefined,
-        undefined, undefined, undefined, undefined, undefined, args),
+      spawn: (name: string, ...args: unknown[]) => this.host.spawnFrom(this as TaskContext, name, cls, args.length, undefined, undefined,
+        undefined, undefined, undefined, undefined, undefined, args) as never,
     };
   }
 
@@ -136,10 +142,12 @@ export class TaskContext {
    * results, its other elements kept: `ctx.join('sum', kids)` hands `sum` one array of results,
    * however many), or any other value, passed on as it is (`ctx.join('merge', lo, hi, left,
    * right)`). A failed Task fails the join with its error. The task's result type is `name`'s
-   * in the module's types (`Scheduler<typeof import('../tasks.js')>`), or R.
+   * in the module's types (`Scheduler<typeof import('../tasks.js')>`), or R. In a context typed
+   * by its module, `name` must be a task and each argument must fit its parameter (a Task of it,
+   * or an array of them for an array parameter, counts as the value).
    */
-  join<R = unknown, N extends string = string>(name: N, ...args: unknown[]): JoinRequest<R, N> {
-    return this.host.joinFrom(this, name, args) as JoinRequest<R, N>;
+  join<R = unknown, N extends TaskName<Mod> = TaskName<Mod>>(name: N, ...args: JoinArgs<TaskArgs<Mod, N>>): JoinRequest<R, N> {
+    return this.host.joinFrom(this as TaskContext, name, args as unknown[]) as JoinRequest<R, N>;
   }
 
   /**
@@ -165,17 +173,17 @@ export class TaskContext {
    * Throws an item's error (the rest stop), or an AbortError when the tree is cancelled.
    */
   parMap<R = unknown>(name: string, source: ParSource, options?: ParOptions): R[] {
-    return this.host.parFrom(this, 'ctx.parMap', 0, name, source, undefined, options) as R[];
+    return this.host.parFrom(this as TaskContext, 'ctx.parMap', 0, name, source, undefined, options) as R[];
   }
 
   /** `ctx.parMap` for the effect alone: returns once every item ran. */
   parForEach(name: string, source: ParSource, options?: ParOptions): void {
-    this.host.parFrom(this, 'ctx.parForEach', 1, name, source, undefined, options);
+    this.host.parFrom(this as TaskContext, 'ctx.parForEach', 1, name, source, undefined, options);
   }
 
   /** Data-parallel reduce from inside a synchronous task, as `sched.parReduce`: each item's
    *  value combined by task `combine(ctx, a, b)` (associative), in item order. */
   parReduce<R = unknown>(name: string, source: ParSource, combine: string, options?: ParReduceOptions): R {
-    return this.host.parFrom(this, 'ctx.parReduce', 2, name, source, combine, options) as R;
+    return this.host.parFrom(this as TaskContext, 'ctx.parReduce', 2, name, source, combine, options) as R;
   }
 }

@@ -28,6 +28,7 @@ import {
 } from '../memory/joinword.js';
 import { TASK_FAILED, type JoinRequest, type Task } from './task.js';
 import type { Views } from '../memory/values.js';
+import { takeErrorBlock, type UnobservedSink } from './unobserved.js';
 
 /** Who finishes, joins or frees Gs: an M (threads/execute.ts), or the main thread in crash recovery. */
 export interface Finisher {
@@ -43,6 +44,9 @@ export interface Finisher {
   setStatus(g: number, a: number, from: number, to: number): void;
   /** The result of G g (at a) is for a waiter on this M: settle it now. */
   deliverLocal(g: number, a: number): void;
+  /** Where a detached G's error goes (unobserved.ts): an M's posts it to the main thread;
+   *  undefined (crash recovery on the main thread) drops it. */
+  readonly unobserved?: UnobservedSink;
 }
 
 /**
@@ -74,6 +78,7 @@ export function finishG(f: Finisher, g: number, a: number, from: number, value: 
     if (wm === f.mid) f.deliverLocal(g, a);
     else pushInbox(f.views, wm, g, a);
   } else if (to === JOIN_TO_NOBODY) {
+    if (isError) reportDetached(f, a, name); // detached before it failed: nobody will see it
     gs.dropResult(a);
     f.core.gfPut(f.p, g);
   } else if (to === JOIN_TO_FORK) {
@@ -153,7 +158,19 @@ export function rootAwaited(views: Views, a: number): void {
 export function detachG(f: Finisher, t: Task<unknown>): void {
   if (t.g === 0) return; // ran inline: nothing to free
   const ca = f.gs.addr(t.g);
-  if (joinDetach(f.views.i32, ca) & JOIN_DONE) { f.gs.dropResult(ca); f.core.gfPut(f.p, t.g); }
+  if (joinDetach(f.views.i32, ca) & JOIN_DONE) {
+    reportDetached(f, ca, t.name); // failed before it was detached: nobody will see it
+    f.gs.dropResult(ca);
+    f.core.gfPut(f.p, t.g);
+  }
+}
+
+/** A detached G's result, at a, nobody will read: an error goes to the main thread (unobserved.ts),
+ *  the slot left empty. Its finisher or its detacher, whichever came second. */
+function reportDetached(f: Finisher, a: number, name: string): void {
+  if (f.unobserved === undefined) return;
+  const block = takeErrorBlock(f.gs, a);
+  if (block !== 0) f.unobserved(block, name);
 }
 
 /**

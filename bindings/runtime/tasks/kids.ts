@@ -5,7 +5,7 @@
 
 import type { TaskContext } from './context.js';
 import { detachG, type Finisher } from './join.js';
-import { USE_DETACHED, USE_FREE, type Task } from './task.js';
+import { TASK_FAILED, USE_DETACHED, USE_FREE, type Task } from './task.js';
 
 export class Kids {
   private readonly stack: Array<Task<unknown> | null> = [];
@@ -47,6 +47,7 @@ export class Kids {
 
   private detachOne(t: Task<unknown>): void {
     t.use = USE_DETACHED;
+    if (t.g === 0 && t.state === TASK_FAILED) t.owner.unobservedTask?.(t, t.value); // ran inline and failed: nobody will see it
     detachG(this.f, t);
   }
 }

@@ -3,7 +3,7 @@
 // full); a join checks its Tasks and encodes its shape, and the task's return of it makes the
 // task's G a join continuation (threads/execute.ts join, join.ts joinChildren). The spawning M only.
 
-import { G_PARENT, G_PRIO, G_SPAWN_TIME, G_TOKEN_SHIFT, PARENT_SPAWNER } from '../../../assembly/shared/layout.js';
+import { G_INDEX, G_PARENT, G_PRIO, G_SPAWN_TIME, G_TOKEN_SHIFT, PARENT_SPAWNER } from '../../../assembly/shared/layout.js';
 import { encodeValue } from '../../codec/index.js';
 import type { Core } from '../../core/core.js';
 import type { TaskContext } from './context.js';
@@ -77,6 +77,7 @@ export function spawnChild(h: SpawnHost, ctx: TaskContext, name: string, cls: nu
   }
   const v = gs.views;
   v.u32[(a + G_PARENT) >>> 2] = (PARENT_SPAWNER | h.mid) >>> 0; // whose handle it is, until a join links it (recover.ts detachOrphans)
+  v.u32[(a + G_INDEX) >>> 2] = ctx.g; // who spawned it, until a join links it (as the core's spawnNew: the task dump reads it)
   if (prio !== 0) v.u32[(a + G_PRIO) >>> 2] = prio;
   if (sampled) v.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
   const t = new Task(h, g, gs.gen(a), name);

@@ -18,6 +18,8 @@ export const TASK_FAILED = 2; // rejected: `value` is the error
 export interface TaskOwner {
   /** Registers interest in g's result; the promise settles with it. Called once per Task. */
   awaitTask(task: Task<unknown>): Promise<unknown>;
+  /** A detached Task settled here failed (an inline child): report it (unobserved.ts). */
+  unobservedTask?(task: Task<unknown>, error: unknown): void;
 }
 
 /** What a Task knows of the task that spawned it (its TaskContext): how many of its Tasks that
@@ -82,9 +84,10 @@ export class Task<T = unknown> implements PromiseLike<T> {
 
   /**
    * @internal Settles a Task this thread settles itself (a child that ran inline: "Spawning at
-   * capacity"): now if awaited, else when first awaited. A failure nobody observes yet gets its
-   * rejected promise now, so it surfaces as an unhandledRejection as a Promise's would; `quiet`
-   * failures do not. (Root tasks are RootTasks: root-task.ts.) The spawning M.
+   * capacity"): now if awaited, else when first awaited. A failure of a Task already detached
+   * (its parent ended without awaiting or joining it) is reported as unobserved (unobserved.ts;
+   * one detached after it failed is reported by kids.ts); `quiet` failures are not. (Root tasks
+   * are RootTasks: root-task.ts.) The spawning M.
    */
   settle(ok: boolean, value: unknown, quiet = false): void {
     if (this.state !== TASK_PENDING) return;
@@ -96,7 +99,7 @@ export class Task<T = unknown> implements PromiseLike<T> {
     }
     this.state = ok ? TASK_OK : TASK_FAILED;
     this.value = value;
-    if (!ok && !quiet && this.promise === null && this.use === USE_FREE) this.promise = Promise.reject(value);
+    if (!ok && !quiet && this.use === USE_DETACHED) this.owner.unobservedTask?.(this, value);
   }
 
   /** 'Task': `Object.prototype.toString` shows `[object Task]`. */

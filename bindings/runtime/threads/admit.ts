@@ -15,6 +15,13 @@
 //     settle ends a sample: it doubles about every round trip of the tasks, as TCP's window
 //     does, and a burst of cheap tasks settling does not raise it far ahead of what the
 //     continuations of the costly ones will show.
+//     It grows only while the process left at least one CPU idle over the sample (its CPU time,
+//     all threads, against ncpu x the sample): a task started here can only add throughput if
+//     a CPU is free to run its continuation. When the other threads keep every CPU busy, another
+//     task in flight here only waits, holding what it read (a file's bytes: 100 tasks that read
+//     16 MB and hash it held two or three files per thread where piscina holds one); the limit
+//     then stays where it is. Where no process CPU time is to be had (browsers), it grows on
+//     the loop's measure alone.
 //   - At least SHRINK_AT: the continuations compute; the limit halves, down to 1, so CPU work
 //     after an await goes to the other threads, and what a task holds across its await (a
 //     file's bytes, a response body) is held by as few tasks as there are threads.
@@ -23,7 +30,7 @@
 //
 // Who may call: the owning M's thread only.
 
-import { now, unrefTimer } from '../host/platform.js';
+import { now, processCPU, unrefTimer } from '../host/platform.js';
 import type { Views } from '../memory/values.js';
 
 /** The most async tasks in flight per thread that 'auto' reaches. */
@@ -60,10 +67,16 @@ export class Admission {
   private held = 0;
   /** The average wait from a block to the settle that ended it (ms), 0 before the first. */
   private settleWait = 0;
+  /** The process's CPU time (ms, every thread) at the sample's start; NaN where there is none. */
+  private cpu0 = NaN;
+  /** The CPUs this process may use. */
+  private readonly ncpu: number;
 
-  /** `option`: the asyncPerThread option, a number (fixed) or 'auto' (starting at 1). */
-  constructor(option: number | 'auto', grew: () => void, views: Views, word: number) {
+  /** `option`: the asyncPerThread option, a number (fixed) or 'auto' (starting at 1); `ncpu`:
+   *  the CPUs the process may use (MConfig.ncpu). */
+  constructor(option: number | 'auto', grew: () => void, views: Views, word: number, ncpu: number) {
     this.auto = option === 'auto';
+    this.ncpu = ncpu;
     this.grew = grew;
     this.views = views;
     this.word = word;
@@ -102,6 +115,7 @@ export class Admission {
   private begin(t: number): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.t0 = t;
+    this.cpu0 = processCPU();
     this.held = 0;
     this.due = t + SAMPLE_MS;
     // unref'd: a blocked M's own tasks keep its thread alive, not this sample
@@ -118,12 +132,20 @@ export class Admission {
     this.timer = unrefTimer(setTimeout(this.tick, SAMPLE_MS));
   };
 
+  /** Did the process leave at least one CPU idle over the last `span` ms? True where its CPU
+   *  time cannot be read. */
+  private cpuIdle(span: number): boolean {
+    const used = processCPU() - this.cpu0;
+    if (!(used >= 0)) return true; // NaN: no process CPU time here
+    return this.ncpu * span - used >= span;
+  }
+
   /** Ends the sample at t: the limit follows its utilisation; the next sample begins. */
   private decide(t: number): void {
     const span = t - this.t0;
     if (span >= MIN_SAMPLE_MS) {
       const busy = this.held / span;
-      if (busy <= GROW_AT && this.limit < AUTO_MAX) {
+      if (busy <= GROW_AT && this.limit < AUTO_MAX && this.cpuIdle(span)) {
         this.setLimit(this.limit + 1);
         this.begin(t);
         this.grew();

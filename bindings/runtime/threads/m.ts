@@ -39,8 +39,9 @@ const ASYNC_BATCH = 16;
 const MACRO_INTERVAL_MS = 2;
 
 export class M extends MFork implements TaskOwner, ContextHost, ForkHost, Finisher, Sleeper, SpawnHost {
-  /** schedule() found the M at its async limit and yielded a microtask checkpoint once. */
-  private fullYielded = false;
+  /** Turns schedule() gave its tasks since it found the M at its async limit: 0, then 1 after a
+   *  microtask checkpoint, 2 after a turn of the event loop; reset when a G runs. */
+  private fullTurns = 0;
 
   /** Runs until the scheduler closes. Starts without a P, on the idle list. */
   async loop(): Promise<void> {
@@ -82,11 +83,15 @@ export class M extends MFork implements TaskOwner, ContextHost, ForkHost, Finish
       if (this.asyncPending !== 0 && this.asyncFull()) {
         // As many async tasks in flight as it may keep: the queued work is for other Ms
         // (DESIGN.md "Async tasks: where they start"). Tasks that settle at once (an async
-        // function that never awaits) settle first, in a microtask checkpoint; then the P goes
-        // idle (its Gs to the global queue) and this M sleeps on no list until one of its tasks
-        // settles or waits for a child.
-        if (!this.fullYielded) { this.fullYielded = true; return Next.Microtasks; }
-        this.fullYielded = false;
+        // function that never awaits) settle first, in a microtask checkpoint; tasks whose
+        // continuations are already due (results of children, resolved timers and I/O) in one
+        // turn of the event loop, with the P kept (Go's entersyscall before its handoff): with
+        // fine-grained async fork-join that turn finds room, where a handoff and a return cost
+        // twice the time. Then the P goes idle (its Gs to the global queue) and this M sleeps on
+        // no list until one of its tasks settles or waits for a child.
+        if (this.fullTurns === 0) { this.fullTurns = 1; return Next.Microtasks; }
+        if (this.fullTurns === 1) { this.fullTurns = 2; return Next.Macrotask; }
+        this.fullTurns = 0;
         if (tr !== null) tr.emit(traceClock(), EV_PARK, 0, this.p, 0);
         this.core.handoffP(this.p, m);
         this.p = -1;
@@ -109,7 +114,7 @@ export class M extends MFork implements TaskOwner, ContextHost, ForkHost, Finish
         g = s;
       }
       this.execute(g);
-      this.fullYielded = false;
+      this.fullTurns = 0;
       if (this.fault !== null) throw this.fault; // a core call inside the task failed: fatal (coreFault)
       if (this.fj.spareN !== 0) this.fj.flush(); // the Gs its forks left for the next forks go back between tasks
       if ((++n & 63) === 0) {

@@ -30,6 +30,7 @@ import { Fork, ForkJoin } from '../tasks/fork.js';
 import { mAddr } from '../memory/mblock.js';
 import { Parker, parkWord, type Sleeper } from '../sleep/park.js';
 import { Kids } from '../tasks/kids.js';
+import { errorBlock, type UnobservedSink } from '../tasks/unobserved.js';
 import { Admission } from './admit.js';
 import { Waiters } from '../tasks/waiters.js';
 import { CancelWatch } from '../tasks/watch.js';
@@ -66,6 +67,9 @@ export interface MConfig {
   /** Tells the main thread this thread claimed itself for the kill of tree `token` and halts
    *  (kill.ts KillGuard.resume). */
   killClaimed?: (token: number) => void;
+  /** Hands the main thread the error block of a task nobody will await or join
+   *  (tasks/unobserved.ts). */
+  unobserved?: UnobservedSink;
 }
 
 /** AsyncFunction's constructor: fork refuses async task functions up front. */
@@ -112,6 +116,8 @@ export abstract class MState {
   protected readonly minLive: number;
   /** Children spawned by the tasks running now (kids.ts). */
   readonly kids: Kids;
+  /** Where a detached task's error goes (Finisher.unobserved, tasks/unobserved.ts). */
+  readonly unobserved: UnobservedSink | undefined;
   /** This M's waiters for the results of Tasks its tasks spawned (waiters.ts). */
   protected readonly waiters: Waiters;
   protected readonly parker: Parker;
@@ -158,9 +164,10 @@ export abstract class MState {
     this.parker = new Parker(this, cfg.mid, cfg.spinLimit, cfg.yieldLimit, cfg.idleTimeout, cfg.ncpu);
     this.ncpu = cfg.ncpu;
     this.minLive = cfg.minLive;
-    this.admit = new Admission(cfg.asyncPerThread, () => this.roomCheck(), this.views, (mAddr(this.views, cfg.mid) + MR_ASYNC_LIMIT) >>> 2);
+    this.admit = new Admission(cfg.asyncPerThread, () => this.roomCheck(), this.views, (mAddr(this.views, cfg.mid) + MR_ASYNC_LIMIT) >>> 2, cfg.ncpu);
     this.mAddr = mAddr(this.views, cfg.mid);
     this.guard = new KillGuard(this.views, cfg.mid, this, cfg.killClaimed ?? (() => undefined));
+    this.unobserved = cfg.unobserved;
     this.trace = this.views.u32[(this.mAddr + MR_TRACE_BUF) >>> 2] !== 0 ? new TraceWriter(this.views, this.mAddr) : null;
     this.tracing = this.trace !== null;
     const hist = this.views.u32[(this.mAddr + MR_HIST) >>> 2];
@@ -172,6 +179,16 @@ export abstract class MState {
     this.finished = this.views.f64[(this.mAddr + MR_FINISHED) >>> 3];
     if (cfg.restart !== undefined) this.p = cfg.restart.resumeP;
     if (cfg.restart?.blocked === true) this.setBlocked(true); // unblock() at the first look
+  }
+
+  /** A detached inline child failed (TaskOwner.unobservedTask): its error to the main thread. */
+  unobservedTask(t: Task<unknown>, error: unknown): void {
+    if (this.unobserved === undefined) return;
+    try {
+      this.unobserved(errorBlock(this.gs, error, t.name), t.name);
+    } catch (e) {
+      console.error(`stealwork: task '${t.name}' failed unobserved, and its error could not be sent to the main thread:`, e, error);
+    }
   }
 
   /** Records what this M does now (MS_*), for stats. */
