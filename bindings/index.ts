@@ -21,3 +21,5 @@ export type { ErrorCode } from './runtime/base/errors.js';
 export type { Backend } from './core/core.js';
 export type { Priority } from './runtime/tasks/priority.js';
 export type { UnobservedInfo } from './runtime/tasks/unobserved.js';
+export type { ParSource, ParTypedArray, ParOptions, ParReduceOptions } from './runtime/tasks/par-api.js';
+export type { ParCallOptions } from './runtime/scheduler.js';

@@ -27,6 +27,7 @@ import { KeepAlive } from './threads/keepalive.js';
 import { OutputWatch } from './host/stdio.js';
 import { StartM } from './threads/startm.js';
 import { Killer } from './tasks/kill.js';
+import { Broadcasts } from './broadcast.js';
 
 interface Deferred {
   task: RootTask<unknown>;
@@ -62,6 +63,8 @@ export abstract class EngineState {
   readonly shared: SharedRegistry;
   names: string[] = [];
   protected ids = new Map<string, number>();
+  /** sched.broadcast's broadcasts, and the start hooks they leave (broadcast.ts). */
+  readonly broadcasts = new Broadcasts();
   /** True once a thread said the task names (at once for Scheduler.start, which waits for the
    *  handshakes; at the first handshake for a synchronous start). */
   protected namesKnown = false;

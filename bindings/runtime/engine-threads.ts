@@ -144,6 +144,7 @@ export abstract class EngineThreads extends EngineState {
           case 'stealwork:uncaught': this.uncaught(uncaughtError(i, msg.error)); break;
           case 'stealwork:unobserved': reportUnobserved(this.gs, msg.block, { task: msg.task, thread: i }, o.onUnobservedError); break;
           case 'stealwork:halt': if (this.killer?.halted(i, msg.token)) this.killThread(i, this.killer.cause(msg.token)); break;
+          case 'stealwork:broadcast-done': this.broadcasts.done(i, msg); break;
         }
       });
       t.onExit((reason, error) => {
@@ -166,6 +167,7 @@ export abstract class EngineThreads extends EngineState {
       idleTimeout: o.idleTimeout, minLive: o.minThreads + o.spareThreads, asyncPerThread: o.asyncPerThread, output,
       ...(isNode ? {} : { workerData: o.thread.workerData }), // Node passes it as the Worker's option
       ...(sc === null ? {} : { sharePort: sc.port }),
+      ...(this.broadcasts.hooks.length === 0 ? {} : { hooks: this.broadcasts.hooks }),
     }, sc === null ? undefined : [sc.port]);
     return ready;
   }

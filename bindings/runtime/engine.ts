@@ -13,7 +13,7 @@ import {
   ORDER_ROUND_ROBIN, ORDER_RANDOM, G_SIZE, PAGE,
 } from '../../assembly/shared/layout.js';
 import { attachCore, createMemory, loadCoreModule, loadCoreModuleSync } from '../core/index.js';
-import { closedForceError, platformError } from './base/errors.js';
+import { closedError, closedForceError, platformError, unknownTaskError } from './base/errors.js';
 import type { ResolvedOptions } from './options.js';
 import { now, platformProblem, syncStartProblem, threadOptionsProblem, unrefTimer } from './host/platform.js';
 import { schedtraceLines } from './observe/schedtrace.js';
@@ -239,6 +239,19 @@ export class Engine extends EnginePump {
    * at once. A forced close ends a graceful one still waiting (both resolve once the threads are
    * gone); any other second close returns the first one's promise.
    */
+  /** sched.broadcast: task `name` once on every thread, now and at each later thread's start
+   *  (broadcast.ts). */
+  broadcast(name: string, args: unknown[]): Promise<unknown[]> {
+    if (this.closed || this.closing !== null) return Promise.reject(closedError(`broadcast('${name}')`));
+    if (this.failure !== null) return Promise.reject(this.failure);
+    if (this.namesKnown && !this.ids.has(name)) return Promise.reject(unknownTaskError(name, this.names));
+    try {
+      return this.broadcasts.send(name, args, this.threads, this.views);
+    } catch (e) {
+      return Promise.reject(e); // arguments structuredClone refused
+    }
+  }
+
   close(force: boolean): Promise<void> {
     if (this.idleLook !== null) { clearTimeout(this.idleLook); this.idleLook = null; }
     this.alive.hold(); // a close in progress holds the process until the threads are gone

@@ -11,6 +11,7 @@
 //                    share     shared buffers registered since the last delivery (and, before
 //                              init, all of them for a thread that replaces a crashed one)
 //                    cancel    a cancellation token fired (ctx.signal aborts at the next turn)
+//                    broadcast run a task function once on this thread (sched.broadcast)
 //   worker -> main   ready     after init: the task module's names (every worker must agree)
 //                    error     the task module or the thread failed to start, or the M loop
 //                              itself failed (code says which)
@@ -21,6 +22,7 @@
 //                    halt      the thread claimed itself for a kill and waits to be terminated
 //                              (DESIGN.md "Killing a task", step 5)
 //                    exit      the M loop ended: close, or the thread idled out (`idle`)
+//                    broadcast-done  a broadcast's outcome on this thread
 //
 // The worker's port is the task module's too: what a task posts there itself (a piscina
 // worker's progress messages, say) is not the engine's. `isEngineMessage` tells them apart by
@@ -30,6 +32,9 @@
 import type { Backend } from '../core/core.js';
 import type { ErrorDescription } from './base/description.js';
 import type { TaskCalling } from './threads/calling.js';
+import type { HookEntry } from './tasks/broadcast-worker.js';
+
+export type { HookEntry };
 
 /** A shared buffer as it crosses: its registry id and the buffer (shared-registry.ts). */
 export interface SharedEntry { id: number; buffer: SharedArrayBuffer }
@@ -70,14 +75,19 @@ export interface InitMessage {
   /** A synchronous start's port for shared buffers (ShareMessage), read without a turn of the
    *  event loop when a value names a buffer not received yet (DESIGN.md "A synchronous start"). */
   sharePort?: unknown;
+  /** The broadcasts made before this thread started: it runs each at its start (broadcast.ts). */
+  hooks?: HookEntry[];
 }
+
+
+export interface BroadcastMessage { type: 'stealwork:broadcast'; hook: HookEntry }
 
 export interface ShareMessage { type: 'stealwork:share'; shares: SharedEntry[] }
 
 export interface CancelMessage { type: 'stealwork:cancel'; token: number }
 
 /** What the main thread sends a worker. */
-export type ToWorker = InitMessage | ShareMessage | CancelMessage;
+export type ToWorker = InitMessage | ShareMessage | CancelMessage | BroadcastMessage;
 
 // ---- worker -> main ---------------------------------------------------------------------
 
@@ -103,11 +113,14 @@ export interface ExitMessage { type: 'stealwork:exit'; idle: boolean }
 /** `token`: the kill-armed tree whose kill the thread claimed itself for (kill.ts). */
 export interface HaltMessage { type: 'stealwork:halt'; token: number }
 
+/** Broadcast `id` ran on this thread: its result (`ok`) or its error, structured-cloned. */
+export interface BroadcastDoneMessage { type: 'stealwork:broadcast-done'; id: number; ok: boolean; value: unknown }
+
 /** `block`: the error's value block, the main thread's to decode and free; `task`: its name. */
 export interface UnobservedMessage { type: 'stealwork:unobserved'; block: number; task: string }
 
 /** What a worker sends the main thread. */
-export type FromWorker = ReadyMessage | ErrorMessage | ShareAckMessage | UncaughtMessage | ExitMessage | HaltMessage | UnobservedMessage;
+export type FromWorker = ReadyMessage | ErrorMessage | ShareAckMessage | UncaughtMessage | ExitMessage | HaltMessage | UnobservedMessage | BroadcastDoneMessage;
 
 /** The prefix of every engine message's `type`: reserved, a task module's own messages must
  *  not use it. */

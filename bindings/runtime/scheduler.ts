@@ -9,9 +9,17 @@ import type { RootTask } from './tasks/root-task.js';
 import type { AnyModule, TaskArgs, TaskName, TaskResult } from './tasks/module-types.js';
 import { checkPriority } from './tasks/priority.js';
 import { optionRangeError, optionTypeError, unknownOptionError } from './base/errors.js';
+import { parJob, type ParOptions, type ParSource } from './tasks/par-api.js';
+import { PAR_FOR_EACH, PAR_MAP, PAR_REDUCE } from './tasks/par-job.js';
+import { PAR_ROOT } from './tasks/par.js';
+import { isBuiltin } from './tasks/builtins.js';
 
 // The task module types (tasks/module-types.ts), re-exported where they were declared first.
 export type { TaskFunction, TaskName, TaskArgs, TaskResult } from './tasks/module-types.js';
+
+/** Options of a data-parallel call from the main thread: ParOptions plus a root task's
+ *  `signal`, `timeout` and `priority` (as `sched.with`). */
+export interface ParCallOptions extends ParOptions, Pick<SpawnOptions, 'signal' | 'timeout' | 'priority'> {}
 
 /** `sched.with(options)`: spawn and run with per-task options. */
 export interface ScheduleWith<Mod> {
@@ -155,7 +163,8 @@ export class Scheduler<Mod = AnyModule> {
   /** The task names the module exports, in id order (after `startSync`: empty until a thread
    *  has loaded the module). */
   get taskNames(): readonly string[] {
-    return this.#engine.names;
+    const names = this.#engine.names;
+    return names.length !== 0 && isBuiltin(names[names.length - 1]) ? names.filter((n) => !isBuiltin(n)) : names;
   }
 
   /** Spawns a root task and returns its handle, a Promise of its result (DESIGN.md "Root tasks"). */
@@ -188,6 +197,65 @@ export class Scheduler<Mod = AnyModule> {
       spawn: (name, ...args) => engine.spawn(name, args, opts) as never,
       run: (name, ...args) => engine.spawn(name, args, opts) as never,
     };
+  }
+
+  /**
+   * Data-parallel map (rayon's `par_iter().map().collect()`; docs/guide.md "Data-parallel
+   * calls"): calls task `name` as `name(ctx, item, index, source)` for every item of `source` (a
+   * count n: the indices 0..n-1; `{ start, end }`; an array; a typed array, shared and never
+   * copied when on a SharedArrayBuffer) and resolves with the results in item order. The items
+   * are split adaptively over the threads (split in two while threads steal, down to
+   * `options.minLen`): no chunk size to tune. With `chunk: true` the task is called once per leaf
+   * range, `name(ctx, lo, hi, source)`, and returns that range's results. An error of any item
+   * rejects the call and stops the rest; `signal`, `timeout` and `priority` act as for `with`.
+   */
+  parMap<K extends TaskName<Mod>>(name: K, source: ParSource, options?: ParCallOptions): Promise<Array<TaskResult<Mod, K>>> {
+    return this.#par('parMap', PAR_MAP, name, source, undefined, options) as Promise<Array<TaskResult<Mod, K>>>;
+  }
+
+  /** `parMap` for the effect alone (writes into a shared typed array, say): resolves with
+   *  undefined once every item ran. */
+  parForEach<K extends TaskName<Mod>>(name: K, source: ParSource, options?: ParCallOptions): Promise<void> {
+    return this.#par('parForEach', PAR_FOR_EACH, name, source, undefined, options) as Promise<void>;
+  }
+
+  /**
+   * Data-parallel reduce (rayon's `map().reduce()`): each item's `name(ctx, item, index, source)`
+   * (or each leaf's `name(ctx, lo, hi, source)` with `chunk: true`) combined by task `combine`,
+   * `combine(ctx, a, b)`, which must be associative: left and right parts are combined in item
+   * order, their grouping depends on the splits. An empty source gives `options.identity`.
+   */
+  parReduce<K extends TaskName<Mod>, C extends TaskName<Mod>>(name: K, source: ParSource, combine: C,
+    options?: ParCallOptions & { identity?: unknown }): Promise<TaskResult<Mod, C> | TaskResult<Mod, K>> {
+    return this.#par('parReduce', PAR_REDUCE, name, source, combine, options) as Promise<TaskResult<Mod, C>>;
+  }
+
+  #par(what: string, kind: number, name: string, source: unknown, combine: unknown, options: unknown): Promise<unknown> {
+    let spawn: SpawnOptions | null;
+    let job;
+    try {
+      const r = parJob(what, kind, name, source, combine, options, this.#engine.procs, true);
+      job = r.job;
+      spawn = r.spawn === null ? null : checkSpawnOptions(r.spawn);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.#engine.spawn(PAR_ROOT, [job], spawn);
+  }
+
+  /**
+   * Runs task `name` once on every worker thread, as `name(ctx, ...args)` (rayon's `broadcast`
+   * and `start_handler`; docs/guide.md "Broadcast"): on each thread running now, at its next
+   * turn of its event loop (at once when idle; after its current synchronous task when busy),
+   * and on every thread started later (a replacement, a resize up, an elastic thread) before it
+   * takes any task. Resolves with the results of the threads running now, in thread order (a
+   * thread that ends before it answers is left out; the one started in its place runs it at its
+   * start). Rejects with the first error; a start hook's error on a later thread goes to
+   * `onError`. For thread-local set-up, caches, JIT warm-up. The arguments are structured-cloned
+   * once, at the call. `ctx` has `thread`, `signal` and `yield` only (no task tree).
+   */
+  broadcast<K extends TaskName<Mod>>(name: K, ...args: TaskArgs<Mod, K>): Promise<Array<TaskResult<Mod, K>>> {
+    return this.#engine.broadcast(name, args) as Promise<Array<TaskResult<Mod, K>>>;
   }
 
   /**

@@ -12,12 +12,16 @@ import { catchStrayErrors, nodeWorkerData, parentChannel, receiveNow, trackTimer
 import { isEngineMessage, type ErrorDescription, type FromWorker, type InitMessage } from './messages.js';
 import { WORKER_MARK, type WorkerMark } from './threads/mark.js';
 import { callingConvention, type CallingConvention, type TaskTable } from './threads/calling.js';
-import { unknownCallingError } from './base/errors.js';
+import { broadcastCloneError, unknownCallingError } from './base/errors.js';
 import { Views } from './memory/values.js';
 import { loadTaskModule } from './host/load.js';
 import { SharedRegistry } from './memory/shared-registry.js';
 import { postOutputAtOnce } from './host/stdio.js';
 import type { TaskFn } from './tasks/taskfn.js';
+import { withBuiltins } from './tasks/builtins.js';
+import { setParHost } from './tasks/par.js';
+import { BroadcastRunner } from './tasks/broadcast-worker.js';
+import type { HookEntry } from './tasks/broadcast-worker.js';
 
 /** A class (which cannot be called without `new`), told from a function by its source text. */
 function isClass(f: unknown): boolean {
@@ -61,6 +65,9 @@ let started = false;
 const shared = new SharedRegistry(false);
 let current: M | null = null;
 let seen = 0;
+// Broadcasts (tasks/broadcast-worker.ts): those sent before the M exists wait for it.
+const broadcasts = new BroadcastRunner();
+const earlyBroadcasts: HookEntry[] = [];
 channel.onMessage((msg) => {
   if (!isEngineMessage(msg)) return; // the task module's own (it may listen on the same port)
   switch (msg.type) {
@@ -71,6 +78,10 @@ channel.onMessage((msg) => {
       channel.post({ type: 'stealwork:share-ack', id: addShares(msg.shares) });
       return;
     }
+    case 'stealwork:broadcast':
+      if (current === null) earlyBroadcasts.push(msg.hook);
+      else void broadcast(current, msg.hook);
+      return;
     case 'stealwork:init':
       if (started) return;
       started = true;
@@ -85,6 +96,33 @@ function addShares(shares: ReadonlyArray<{ id: number; buffer: SharedArrayBuffer
   if (current !== null && current.sharesSeen < last + 1) current.sharesSeen = last + 1;
   seen = Math.max(seen, last + 1);
   return last;
+}
+
+/** Runs a broadcast sent to this thread and posts its outcome (structured-cloned). */
+function broadcast(m: M, hook: HookEntry): Promise<void> {
+  return broadcasts.run(m, hook, (ok, value) => {
+    try {
+      channel.post({ type: 'stealwork:broadcast-done', id: hook.id, ok, value });
+    } catch (e) {
+      const d = describe(e);
+      channel.post({ type: 'stealwork:broadcast-done', id: hook.id, ok: false, value: broadcastCloneError(hook.name, m.mid, ok, d.message) });
+    }
+  });
+}
+
+/** Runs the broadcasts made before this thread started, then those sent while it loaded; a
+ *  start hook's error is reported as an error outside any task (nobody awaits it). */
+async function startHooks(m: M, hooks: readonly HookEntry[]): Promise<void> {
+  for (const hook of hooks) {
+    void broadcasts.run(m, hook, (ok, value) => {
+      if (!ok) {
+        const d = describe(value);
+        channel.post({ type: 'stealwork:uncaught', error: { ...d, message: `broadcast('${hook.name}') at the start of thread M${m.mid}: ${d.message}` } });
+      }
+    });
+  }
+  for (const hook of earlyBroadcasts.splice(0)) void broadcast(m, hook);
+  await broadcasts.idle();
 }
 
 async function run(msg: InitMessage): Promise<void> {
@@ -116,7 +154,7 @@ async function run(msg: InitMessage): Promise<void> {
     // An adapter's convention was registered when its worker entry loaded (threads/calling.ts).
     const calling = msg.calling.kind === 'context' ? CONTEXT : callingConvention(msg.calling.kind);
     if (calling === undefined) throw unknownCallingError(msg.calling.kind);
-    const { names, fns } = await calling.table(mod, msg.calling, msg.mid);
+    const { names, fns } = withBuiltins(await calling.table(mod, msg.calling, msg.mid));
     // Errors thrown outside any task (by a callback a task left behind) are reported to the main
     // thread as the scheduler's unhandled error; the thread and its tasks go on (DESIGN.md
     // "Stranded callbacks"). The piscina entry keeps piscina's rule instead: such an error ends
@@ -130,6 +168,9 @@ async function run(msg: InitMessage): Promise<void> {
     });
     m.sharesSeen = seen;
     current = m;
+    setParHost(m);
+    // Before the thread takes any task (DESIGN.md "Broadcast").
+    if ((msg.hooks !== undefined && msg.hooks.length !== 0) || earlyBroadcasts.length !== 0) await startHooks(m, msg.hooks ?? []);
     // A successor keeps the slot's place: on the idle list already, handed a P (PARK_P), or
     // holding one (restart.resumeP). A new thread takes a P that had none, if any, spinning
     // (DESIGN.md "Threads that come and go"), and looks for the work it was started for; else it

@@ -67,3 +67,23 @@ export function untyped(ctx: TaskContext): void {
   const f: Fork<string> = ctx.fork<string>('other');
   void [t, u, f];
 }
+
+/** The data-parallel calls and broadcast: task names checked, results typed by the task's. */
+export async function parallel(): Promise<void> {
+  const s = await Scheduler.start<typeof import('./tasks.js')>({ tasks: new URL('./tasks.js', import.meta.url) });
+  const xs: number[] = await s.parMap('add', [1, 2, 3]);
+  const total: number = await s.parReduce('add', 100, 'add', { identity: 0 });
+  await s.parForEach('add', { start: 0, end: 10 }, { minLen: 2, timeout: 100 });
+  const shared: number[] = await s.parMap('add', new Float64Array(new SharedArrayBuffer(80)), { chunk: false });
+  const per: number[] = await s.broadcast('add', 1, 2);
+  void [xs, total, shared, per];
+  // @ts-expect-error unknown task name
+  await s.parMap('nope', 3);
+  // @ts-expect-error not a source
+  await s.parMap('add', 'abc');
+  // @ts-expect-error not an option
+  await s.parMap('add', 3, { chunkSize: 10 });
+  // @ts-expect-error broadcast checks the arguments as run does
+  await s.broadcast('add', 1, 'two');
+  await s.close();
+}

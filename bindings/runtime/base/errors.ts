@@ -358,3 +358,33 @@ export function coreFaultError(op: string, m: number, e: unknown): Error {
 export function platformMissingError(what: string): Error {
   return new Error(`stealwork: ${what}`);
 }
+
+// ---- The data-parallel calls (tasks/par.ts, DESIGN.md "Data-parallel calls") -----------------
+
+/** A chunk call of a parallel map returned something else than one result per item. */
+export function parChunkError(fn: string, lo: number, hi: number, got: unknown): TypeError {
+  const what = got === null ? 'null' : typeof got !== 'object' ? typeof got
+    : typeof (got as ArrayLike<unknown>).length === 'number' ? `${(got as ArrayLike<unknown>).length} results` : 'an object with no length';
+  return new TypeError(`parMap('${fn}', { chunk: true }): the chunk [${lo}, ${hi}) must return an array of ${hi - lo} results, got ${what}`);
+}
+/** A data-parallel call's item (or combine) function is async: the items run inside fork-join. */
+export function parAsyncError(fn: string, combine: boolean): TypeError {
+  return combine
+    ? new TypeError(`data-parallel reduce: combine '${fn}' is an async function; it must return its result synchronously`)
+    : new TypeError(`data-parallel call of '${fn}': it is an async function; the items run synchronously inside fork-join (use ctx.spawn per item for async work)`);
+}
+/** ctx.parMap & co outside a synchronous task's run. */
+export function parOutsideError(what: string, name: string): TypeError {
+  return new TypeError(`${what}('${name}'): only while the task runs synchronously (not after an await, nor from an async task: spawn a synchronous task that makes the call)`);
+}
+
+// ---- Broadcast (tasks/broadcast.ts, DESIGN.md "Broadcast") -------------------------------------
+
+/** What a broadcast's ctx refuses: it belongs to no task tree. */
+export function broadcastTreeError(what: string, name: string): TypeError {
+  return new TypeError(`ctx.${what} in broadcast '${name}': a broadcast runs outside any task tree (ctx.thread, ctx.signal and ctx.yield are what it has); spawn from the main thread instead`);
+}
+/** A broadcast's result (or error) that postMessage cannot clone. */
+export function broadcastCloneError(name: string, m: number, result: boolean, problem: string): TypeError {
+  return new TypeError(`broadcast('${name}') on thread M${m}: its ${result ? 'result' : 'error'} cannot be cloned: ${problem}`);
+}

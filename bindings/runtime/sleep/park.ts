@@ -215,6 +215,9 @@ export class Parker {
         // may hold one of them) and takes the P.
         if (stopped(i32)) { m.stop(); return; }
         await m.receiveShares();
+        // A turn of the event loop for the message itself: a broadcast (tasks/broadcast.ts)
+        // posts no shared buffer, so receiveShares may return without one.
+        await macrotask();
       }
       if (this.woke(x)) return;
       if (m.dirty) {

@@ -7,6 +7,7 @@ import { macrotask } from '../host/platform.js';
 import { cancelledError, optionTypeError, unknownOptionError, type AbortError } from '../base/errors.js';
 import { checkPriority, priorityClass, type Priority } from './priority.js';
 import { PRIO_HIGH, PRIO_NORMAL } from '../../../assembly/shared/layout.js';
+import type { ParOptions, ParReduceOptions, ParSource } from './par-api.js';
 
 /** What a task's signal aborts with: the tree was cancelled from its root. */
 export function cancelReason(): AbortError {
@@ -24,6 +25,8 @@ export interface ContextHost {
    *  them in `rest`. */
   forkFrom(ctx: TaskContext, name: string, argc: number, a0: unknown, a1: unknown, a2: unknown, a3: unknown,
     a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): Fork;
+  /** A data-parallel call of kind `kind` (tasks/par-job.ts) made by ctx (tasks/par-call.ts). */
+  parFrom(ctx: TaskContext, what: string, kind: number, name: unknown, source: unknown, combine: unknown, options: unknown): unknown;
   isCancelled(token: number): boolean;
   watchCancel(token: number, controller: AbortController): void;
   readonly mid: number;
@@ -160,5 +163,27 @@ export class TaskContext<Mod = AnyModule> {
   /** The worker thread (M) index running this task: 1-based; the main thread is 0. */
   get thread(): number {
     return this.host.mid;
+  }
+
+  /**
+   * Data-parallel map from inside a synchronous task (docs/guide.md "Data-parallel calls"), as
+   * `sched.parMap`: `name(ctx, item, index, source)` per item of `source` (or, with `chunk`,
+   * `name(ctx, lo, hi, source)` per leaf range), the results in item order, returned
+   * synchronously: the items are split over fork-join (ctx.fork), this thread taking part.
+   * Throws an item's error (the rest stop), or an AbortError when the tree is cancelled.
+   */
+  parMap<R = unknown>(name: string, source: ParSource, options?: ParOptions): R[] {
+    return this.host.parFrom(this as TaskContext, 'ctx.parMap', 0, name, source, undefined, options) as R[];
+  }
+
+  /** `ctx.parMap` for the effect alone: returns once every item ran. */
+  parForEach(name: string, source: ParSource, options?: ParOptions): void {
+    this.host.parFrom(this as TaskContext, 'ctx.parForEach', 1, name, source, undefined, options);
+  }
+
+  /** Data-parallel reduce from inside a synchronous task, as `sched.parReduce`: each item's
+   *  value combined by task `combine(ctx, a, b)` (associative), in item order. */
+  parReduce<R = unknown>(name: string, source: ParSource, combine: string, options?: ParReduceOptions): R {
+    return this.host.parFrom(this as TaskContext, 'ctx.parReduce', 2, name, source, combine, options) as R;
   }
 }

@@ -131,6 +131,9 @@ export class KillGuard {
       mid: m.mid,
       spawnFrom: (ctx, name, cls, argc, a0, a1, a2, a3, a4, a5, a6, rest) => this.around(() => m.spawnFrom(ctx, name, cls, argc, a0, a1, a2, a3, a4, a5, a6, rest)),
       joinFrom: (ctx, name, args) => this.around(() => m.joinFrom(ctx, name, args)),
+      // A data-parallel call is the runtime's code as a whole (its job's encoding, the shared
+      // header): a kill lands when it returns (DESIGN.md "Data-parallel calls").
+      parFrom: (ctx, what, kind, name, source, combine, options) => this.around(() => m.parFrom(ctx, what, kind, name, source, combine, options)),
       forkFrom: (ctx, name, argc, a0, a1, a2, a3, a4, a5, a6, rest) => {
         const f = this.around(() => m.forkFrom(ctx, name, argc, a0, a1, a2, a3, a4, a5, a6, rest));
         this.forkOwner ??= this.guardedOwner(f.owner);

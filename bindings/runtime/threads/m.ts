@@ -25,6 +25,7 @@ import { EV_PARK, EV_UNPARK, traceClock } from '../observe/trace.js';
 import type { ForkHost } from '../tasks/fork.js';
 import type { Sleeper } from '../sleep/park.js';
 import { joinRequest, spawnChild, type SpawnHost } from '../tasks/spawn.js';
+import { parCall } from '../tasks/par-call.js';
 import { MFork } from './runinline.js';
 
 export type { MConfig } from './mstate.js';
@@ -188,5 +189,9 @@ export class M extends MFork implements TaskOwner, ContextHost, ForkHost, Finish
 
   joinFrom(_ctx: TaskContext, name: string, args: unknown[]): JoinRequest {
     return joinRequest(this, name, args);
+  }
+
+  parFrom(ctx: TaskContext, what: string, kind: number, name: unknown, source: unknown, combine: unknown, options: unknown): unknown {
+    return parCall(this, ctx, what, kind, name, source, combine, options);
   }
 }

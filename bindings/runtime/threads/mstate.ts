@@ -340,6 +340,7 @@ export abstract class MState {
   abstract spawnFrom(ctx: TaskContext, name: string, cls: number, argc: number, a0: unknown, a1: unknown, a2: unknown,
     a3: unknown, a4: unknown, a5: unknown, a6: unknown, rest: unknown[] | null): Task<unknown>;
   abstract joinFrom(ctx: TaskContext, name: string, args: unknown[]): JoinRequest;
+  abstract parFrom(ctx: TaskContext, what: string, kind: number, name: unknown, source: unknown, combine: unknown, options: unknown): unknown;
   abstract pendingWork(): boolean;
   abstract stop(): void;
   abstract idleOut(): boolean;
