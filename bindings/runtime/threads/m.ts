@@ -35,6 +35,10 @@ const enum Next { Sleep, Microtasks, Macrotask }
 
 /** Async tasks started between two microtask checkpoints (so their continuations run). */
 const ASYNC_BATCH = 16;
+/** Microtask checkpoints a full M takes, each letting one more hop of its tasks' promise chains
+ *  run (a child's result, then the parent's `await`, then its own settle), before it gives a
+ *  turn of the event loop and then hands its P off. */
+const FULL_MICROTASK_TURNS = 16;
 /** With async tasks pending, let timers and I/O run at least this often (ms). */
 const MACRO_INTERVAL_MS = 2;
 
@@ -89,8 +93,8 @@ export class M extends MFork implements TaskOwner, ContextHost, ForkHost, Finish
         // fine-grained async fork-join that turn finds room, where a handoff and a return cost
         // twice the time. Then the P goes idle (its Gs to the global queue) and this M sleeps on
         // no list until one of its tasks settles or waits for a child.
-        if (this.fullTurns === 0) { this.fullTurns = 1; return Next.Microtasks; }
-        if (this.fullTurns === 1) { this.fullTurns = 2; return Next.Macrotask; }
+        if (this.fullTurns < FULL_MICROTASK_TURNS) { this.fullTurns++; return Next.Microtasks; }
+        if (this.fullTurns === FULL_MICROTASK_TURNS) { this.fullTurns++; return Next.Macrotask; }
         this.fullTurns = 0;
         if (tr !== null) tr.emit(traceClock(), EV_PARK, 0, this.p, 0);
         this.core.handoffP(this.p, m);
