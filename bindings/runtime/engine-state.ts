@@ -103,6 +103,13 @@ export abstract class EngineState {
   protected module: WebAssembly.Module | null = null;
   /** Threads started to replace crashed ones. */
   restarts = 0;
+  /** Each M slot's epoch: the threads started in it so far (tasks/waiters.ts); and the slots a
+   *  thread died in with waiters (a crash or a kill), whose later threads may get late results
+   *  (DESIGN.md "Late results"). */
+  protected readonly epochs: number[] = [];
+  protected readonly diedIn = new Set<number>();
+  /** Late results freed by the main thread, for slots without a thread. */
+  lateResults = 0;
   /** Threads started for Ps without one (after start-up), and threads that idled out. */
   threadStarts = 0;
   threadExits = 0;

@@ -65,6 +65,12 @@ export interface InitMessage {
   output: SharedArrayBuffer;
   /** Set when this thread replaces a crashed one in slot `mid` (DESIGN.md "Crashed workers"). */
   restart?: { resumeP: number; blocked: boolean };
+  /** This thread's epoch in slot `mid`: 1 for the slot's first thread, one more for each thread
+   *  started there since, whatever the way (start-up, startm, replacement). And whether a thread
+   *  of the slot ever died with waiters (a crash or a kill): results for them may still arrive
+   *  (DESIGN.md "Late results"). */
+  epoch: number;
+  orphansPossible: boolean;
   /** A synchronous start's port for shared buffers (ShareMessage), read without a turn of the
    *  event loop when a value names a buffer not received yet (DESIGN.md "A synchronous start"). */
   sharePort?: unknown;

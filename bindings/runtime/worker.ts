@@ -124,7 +124,7 @@ async function run(msg: InitMessage): Promise<void> {
     if (calling.reportStrayErrors) catchStrayErrors((e) => channel.post({ type: 'stealwork:uncaught', error: describe(e) }));
     m = new M(core, new GSlots(core, views, shared), {
       mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, ncpu: msg.ncpu, maxTasks: msg.maxTasks, maxMemoryMB: msg.maxMemoryMB, debug: msg.debug,
-      restart: msg.restart, idleTimeout: msg.idleTimeout, minLive: msg.minLive, asyncPerThread: msg.asyncPerThread,
+      restart: msg.restart, epoch: msg.epoch, orphansPossible: msg.orphansPossible, idleTimeout: msg.idleTimeout, minLive: msg.minLive, asyncPerThread: msg.asyncPerThread,
       killClaimed: (token) => channel.post({ type: 'stealwork:halt', token }),
     });
     m.sharesSeen = seen;

@@ -218,6 +218,9 @@ export interface SchedulerStats {
     retires: number;
     /** Threads started to replace crashed ones (DESIGN.md "Crashed workers"). */
     restarts: number;
+    /** Results freed by the main thread because their waiter died with an earlier thread of a
+     *  slot that has no thread now (DESIGN.md "Late results"); a slot's thread frees the others. */
+    lateResults: number;
     /** The spareThreads option: Ps (and threads) beyond procs, lent by the monitor. */
     spareThreads: number;
     /** Where procs came from: the option, the default lowered to the cgroup CPU limit

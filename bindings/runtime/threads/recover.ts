@@ -17,6 +17,7 @@ import { detachOrphan, finishG, type Finisher } from '../tasks/join.js';
 import { mAddr, pAddr } from '../memory/mblock.js';
 import { internalError } from '../base/errors.js';
 import { dropDeadCache } from '../memory/blockcache.js';
+import { takeInbox } from '../sleep/inbox.js';
 
 /**
  * Fails G g (G_RUNNING or G_WAITING on the dead M) with `err`, as the dead M would have
@@ -125,5 +126,26 @@ export function failCasualties(gs: GSlots, core: Core, mid: number, c: Casualtie
   v.u32[(ma + MR_ASYNC) >>> 2] = 0; // the same
   v.u32[(ma + MR_BLOCKED) >>> 2] = 0; // the same: its successor is told (Casualties.blocked)
   v.f64[(ma + MR_FINISHED) >>> 3] += n + inlineLost; // the same
+  return n;
+}
+
+/**
+ * Frees the results in M slot mid's inbox while the slot has no thread (its last one died or
+ * idled out, and none was started since): each was awaited by a task of an earlier thread of
+ * the slot, which died with it (DESIGN.md "Late results"; tasks/waiters.ts tells them by their
+ * epoch when a thread takes them). Main thread, the inbox's owner while the slot has no thread.
+ * Returns how many.
+ */
+export function dropLateResults(gs: GSlots, core: Core, mid: number): number {
+  let n = 0;
+  let g = takeInbox(gs.views, mid);
+  while (g !== 0) {
+    const a = gs.addr(g);
+    const next = gs.schedlink(a);
+    gs.dropResult(a);
+    core.gfPut(-1, g);
+    n++;
+    g = next;
+  }
   return n;
 }
