@@ -125,6 +125,7 @@ export abstract class EngineSpawn extends EngineThreads {
     }
     const a = this.gs.addr(g);
     this.shared.usedMax = -1;
+    this.shared.takeUsed(); // what this root's arguments carry, from here
     try {
       this.gs.init(g, a, id, args, t.name);
       if (id === FN_NAMED) {
@@ -142,6 +143,8 @@ export abstract class EngineSpawn extends EngineThreads {
       return;
     }
     if (transfer !== undefined) detach(transfer); // the arguments hold their copy now
+    const used = this.shared.takeUsed();
+    if (used.length !== 0) { this.shared.pin(used); this.rootShares.set(g, used); } // held while the root is pending
     if ((token | cls) !== 0) this.views.u32[(a + G_PRIO) >>> 2] = (token << G_TOKEN_SHIFT) | cls; // the tree inherits both
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
     rootAwaited(this.views, a); // the main thread (M0) awaits the root
@@ -234,6 +237,31 @@ export abstract class EngineSpawn extends EngineThreads {
     });
     const before = this.sharesDelivered;
     return Promise.all([before, ...acks]).then(() => { this.sharesAcked = Math.max(this.sharesAcked, last + 1); });
+  }
+
+  /** Root G g is back: the buffers its arguments carried are held weakly again. */
+  protected unpinShares(g: number): void {
+    const ids = this.rootShares.get(g);
+    if (ids === undefined) return;
+    this.rootShares.delete(g);
+    this.shared.unpin(ids);
+  }
+
+  /**
+   * The buffers the program dropped (collected on this thread, pinned by no pending root) are
+   * forgotten by every thread (DESIGN.md "Shared buffers"). Only when no task runs anywhere (the
+   * idle look): a task still running could name one in a value. A sleeping M takes a turn of its
+   * event loop for the message, as for a delivery.
+   */
+  protected releaseShares(): void {
+    const ids = this.shared.takeDead();
+    if (ids.length === 0) return;
+    this.sharesReleased += ids.length;
+    this.threads.forEach((t, i) => {
+      if (t === null) return; // a thread started later is sent only the live ones
+      t.post({ type: 'stealwork:unshare', ids });
+      wakeForMessage(this.views, i + 1);
+    });
   }
 
   protected onShareAck(m: number, id: number): void {

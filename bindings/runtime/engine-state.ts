@@ -142,6 +142,10 @@ export abstract class EngineState {
   protected readonly signals = new SignalWatch();
   /** Shared buffers every worker has acknowledged (ids below this), and the delivery in flight. */
   protected sharesAcked = 0;
+  /** Shared buffers released so far (their ids sent to the threads to forget). */
+  sharesReleased = 0;
+  /** The shared buffers each pending root's arguments carry (by G id), pinned until it is back. */
+  protected readonly rootShares = new Map<number, number[]>();
   protected sharesDelivered: Promise<void> = Promise.resolve();
   protected shareWaiters: Array<{ m: number; id: number; resolve(): void }> = [];
   /** Told when a thread died outside close and was replaced, with the number of tasks that

@@ -200,6 +200,8 @@ export class Engine extends EnginePump {
     const st = readStats(this.views, this.reservedBlocks, this.nms, this.core);
     st.sched.restarts = this.restarts;
     st.sched.lateResults = this.lateResults;
+    st.sched.sharedBuffers = this.shared.size;
+    st.sched.sharesReleased = this.sharesReleased;
     st.sched.gomaxprocs = this.procs;
     st.sched.procsSource = this.procsSource;
     st.sched.cpuLimit = this.cpuLimit;

@@ -80,8 +80,12 @@ export interface ShareMessage { type: 'stealwork:share'; shares: SharedEntry[] }
 
 export interface CancelMessage { type: 'stealwork:cancel'; token: number }
 
+/** Shared buffers the main thread released (DESIGN.md "Shared buffers"): forget them. Sent when
+ *  no task runs anywhere. */
+export interface UnshareMessage { type: 'stealwork:unshare'; ids: number[] }
+
 /** What the main thread sends a worker. */
-export type ToWorker = InitMessage | ShareMessage | CancelMessage;
+export type ToWorker = InitMessage | ShareMessage | CancelMessage | UnshareMessage;
 
 // ---- worker -> main ---------------------------------------------------------------------
 

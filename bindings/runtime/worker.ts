@@ -71,6 +71,9 @@ channel.onMessage((msg) => {
       channel.post({ type: 'stealwork:share-ack', id: addShares(msg.shares) });
       return;
     }
+    case 'stealwork:unshare':
+      shared.remove(msg.ids);
+      return;
     case 'stealwork:init':
       if (started) return;
       started = true;

@@ -62,10 +62,23 @@ export function mark(ctx, marks, i) {
   return i;
 }
 
-/** Reads word 0 of a shared buffer and writes x there (a task that takes a buffer and drops it). */
-export function touch(ctx, sab, x) {
+/** Reads word 0 of a shared buffer and writes x there (a task that takes a buffer and drops it);
+ *  every gcEvery-th call collects this thread's garbage when gc is exposed. */
+export function touch(ctx, sab, x, gcEvery = 0) {
+  // Run with --expose-gc: V8 does not count a shared buffer's memory as pressure for a
+  // collection, so an idle thread may keep a dropped one's pages until it collects.
+  if (gcEvery > 0 && x % gcEvery === 0) { if (globalThis.gc) globalThis.gc(); else globalThis.Bun?.gc(true); }
   const a = new Int32Array(sab);
   const old = Atomics.load(a, 0);
   Atomics.store(a, 0, x);
   return old;
+}
+
+/** Collects this thread's garbage (when gc is exposed), then holds the thread for ms, so two
+ *  run at once land on two threads. */
+export function collect(ctx, ms) {
+  if (globalThis.gc) globalThis.gc(); else globalThis.Bun?.gc(true);
+  const end = Date.now() + ms;
+  while (Date.now() < end) { /* hold this thread */ }
+  return 0;
 }

@@ -307,6 +307,14 @@ export function sharedInTaskError(bytes: number): TypeError {
   return new TypeError(`a SharedArrayBuffer created inside a task (${bytes} bytes) cannot cross threads; create it on the main thread and pass it in as an argument`);
 }
 
+/** A shared buffer the scheduler released (the main thread's program dropped it, no root task
+ *  carrying it was pending, and no task ran: DESIGN.md "Shared buffers") named again: by a task
+ *  that kept it past its root (id -1: the task passes it on) or in a value from such a task. */
+export function sharedReleasedError(id: number): TypeError {
+  return new TypeError(`a SharedArrayBuffer${id >= 0 ? ` (shared buffer ${id})` : ''} the scheduler released cannot cross threads again: ` +
+    'the main thread dropped it once no pending root task carried it; keep a reference on the main thread while tasks may pass it on or return it');
+}
+
 /** ctx.fork's misuses and limits (fork.ts, DESIGN.md "Fork-join"). `what` says what the
  *  forked task returned: 'a promise' or 'a ctx.join request'. */
 export function forkNotSyncError(name: string, what: string): TypeError {

@@ -221,6 +221,10 @@ export interface SchedulerStats {
     /** Results freed by the main thread because their waiter died with an earlier thread of a
      *  slot that has no thread now (DESIGN.md "Late results"); a slot's thread frees the others. */
     lateResults: number;
+    /** Shared buffers the scheduler holds now (strongly while a pending root carries one, else
+     *  weakly), and those released so far (DESIGN.md "Shared buffers"). */
+    sharedBuffers: number;
+    sharesReleased: number;
     /** The spareThreads option: Ps (and threads) beyond procs, lent by the monitor. */
     spareThreads: number;
     /** Where procs came from: the option, the default lowered to the cgroup CPU limit
