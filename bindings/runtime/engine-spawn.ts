@@ -6,7 +6,7 @@
 import {
   MR_SPAWNED, PRIO_NORMAL, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
 } from '../../assembly/shared/layout.js';
-import { abortedError, asMemoryError, closedError, timeoutError, unknownTaskError } from './base/errors.js';
+import { abortedError, asMemoryError, closedError, markKilled, timeoutError, unknownTaskError, type AbortError } from './base/errors.js';
 import { CancelTokens } from './tasks/cancel.js';
 import { now } from './host/platform.js';
 import { traceClock } from './observe/trace.js';
@@ -82,17 +82,23 @@ export abstract class EngineSpawn extends EngineThreads {
     const token = this.tokens.take(kill);
     if (token === 0) return 0; // every token of its kind in use: the task runs uncancellable
     let stopTimer: (() => void) | undefined;
-    const abort = (err: Error): void => {
+    const abort = (err: AbortError): void => {
       this.tokens!.cancel(token); // first: a thread marking itself killable after this sees it (kill.ts)
-      // A kill-armed tree: end the threads running its code now (DESIGN.md "Killing a task").
-      if (kill) for (const m of this.killer!.claim(token, { task: t.name, err })) this.killThread(m, { task: t.name, err });
+      // A kill-armed tree: end the threads running its code now (DESIGN.md "Killing a task");
+      // the error says killed only when one was (a thread that stops itself later says it then).
+      if (kill) {
+        for (const m of this.killer!.claim(token, { task: t.name, err })) {
+          markKilled(err);
+          this.killThread(m, { task: t.name, err });
+        }
+      }
       for (const th of this.threads) th?.post({ type: 'stealwork:cancel', token });
       t.settle(false, err);
     };
     const unwatch = signal === undefined ? undefined
-      : this.signals.watch(signal, () => abort(abortedError(t.name, signal.reason, false, kill)));
+      : this.signals.watch(signal, () => abort(abortedError(t.name, signal.reason, false)));
     if (timeout !== undefined) {
-      stopTimer = longTimeout(() => abort(timeoutError(t.name, timeout, kill)), timeout);
+      stopTimer = longTimeout(() => abort(timeoutError(t.name, timeout)), timeout);
     }
     this.cleanups.set(t, () => {
       unwatch?.();

@@ -168,6 +168,7 @@ export abstract class EngineState {
     this.views = new Views(memory);
     this.shared = new SharedRegistry(true);
     this.gs = new GSlots(core, this.views, this.shared);
+    this.gs.maxMemoryMB = opts.maxMemoryMB; // recovery's results (gslots.ts slotOf)
     this.mAddr0 = mAddr(this.views, 0);
     this.park0 = parkWord(this.views, 0);
     this.nms = opts.maxProcs + opts.spareThreads + 1;

@@ -5,7 +5,7 @@
 // Main thread only.
 
 import {
-  closedError, describeRefusal, unknownTaskError, killReason, threadsRefusedError, replacementFailedError, taskModuleMismatchError, threadStartError, uncaughtError, workerCrashedError,
+  AbortError, closedError, describeRefusal, markKilled, unknownTaskError, killReason, threadsRefusedError, replacementFailedError, taskModuleMismatchError, threadStartError, uncaughtError, workerCrashedError,
   workerExitError, workerLoopError, workerStartError,
 } from './base/errors.js';
 import { isNode, now, startThread, syncChannel, unrefTimer, warn, type ThreadHandle } from './host/platform.js';
@@ -333,6 +333,7 @@ export abstract class EngineThreads extends EngineState {
   protected killThread(i: number, why: KillCause | undefined): void {
     const t = this.threads[i - 1];
     if (t === null) return; // a claimed thread runs a task: it has not idled out
+    if (why?.err instanceof AbortError) markKilled(why.err); // a thread ended for it: its root's error says so (again, or now: step 5)
     void this.recover(i, t, killReason(why?.task), why?.err, true);
   }
 

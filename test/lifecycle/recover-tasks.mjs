@@ -82,3 +82,8 @@ export function collect(ctx, ms) {
   while (Date.now() < end) { /* hold this thread */ }
   return 0;
 }
+
+/** Returns a string of mb megabytes (a result larger than the shared memory may hold). */
+export function bigResult(ctx, mb) {
+  return 'x'.repeat(mb << 20);
+}

@@ -147,6 +147,7 @@ export abstract class MState {
   constructor(core: Core, gs: GSlots, cfg: MConfig) {
     this.core = core;
     this.gs = gs;
+    gs.maxMemoryMB = cfg.maxMemoryMB; // a result that finds no room names it (gslots.ts slotOf)
     gs.cacheBlocks(cfg.mid); // in the M's block: a dead thread's is given back by its recovery (blockcache.ts)
     this.views = gs.views;
     this.mid = cfg.mid;
