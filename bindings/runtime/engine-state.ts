@@ -108,6 +108,8 @@ export abstract class EngineState {
    *  (DESIGN.md "Late results"). */
   protected readonly epochs: number[] = [];
   protected readonly diedIn = new Set<number>();
+  /** Threads of the start whose task module has not loaded yet (their handshake not in). */
+  loading = 0;
   /** Late results freed by the main thread, for slots without a thread. */
   lateResults = 0;
   /** Threads started for Ps without one (after start-up), and threads that idled out. */

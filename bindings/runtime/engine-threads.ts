@@ -5,7 +5,7 @@
 // Main thread only.
 
 import {
-  AbortError, closedError, describeRefusal, markKilled, unknownTaskError, killReason, threadsRefusedError, replacementFailedError, taskModuleMismatchError, threadStartError, uncaughtError, workerCrashedError,
+  AbortError, closedError, describeRefusal, markKilled, startTimeoutError, unknownTaskError, killReason, threadsRefusedError, replacementFailedError, taskModuleMismatchError, threadStartError, uncaughtError, workerCrashedError,
   workerExitError, workerLoopError, workerStartError,
 } from './base/errors.js';
 import { isNode, now, startThread, syncChannel, unrefTimer, warn, type ThreadHandle } from './host/platform.js';
@@ -43,12 +43,27 @@ export abstract class EngineThreads extends EngineState {
 
   protected async startThreads(module: WebAssembly.Module | null): Promise<void> {
     const ready = this.launchThreads(module);
-    const lists = await Promise.all(ready);
+    const lists = await this.withinStartTimeout(ready);
     const names = lists[0];
     for (let m = 1; m < lists.length; m++) {
       if (lists[m].join('\0') !== names.join('\0')) throw taskModuleMismatchError(1, names, m + 1, lists[m]);
     }
     this.learnNames(names, 1);
+  }
+
+  /** All the handshakes, or ERR_WORKER_START naming options.startTimeout once it passed with
+   *  some not in (the caller ends the threads). Meanwhile stats' `threadsLoading` counts them. */
+  private withinStartTimeout(ready: Array<Promise<string[]>>): Promise<string[][]> {
+    this.loading = ready.length;
+    for (const r of ready) r.then(() => { this.loading--; }, () => { this.loading--; });
+    const all = Promise.all(ready);
+    const ms = this.opts.startTimeout;
+    if (ms === Infinity) return all;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(startTimeoutError(this.opts.tasks, ms, this.loading, ready.length)), ms);
+    });
+    return Promise.race([all, late]).finally(() => clearTimeout(timer));
   }
 
   /**

@@ -201,6 +201,7 @@ export class Engine extends EnginePump {
     st.sched.restarts = this.restarts;
     st.sched.lateResults = this.lateResults;
     st.sched.sharedBuffers = this.shared.size;
+    st.sched.threadsStarting = this.startm.starting;
     st.sched.sharesReleased = this.sharesReleased;
     st.sched.gomaxprocs = this.procs;
     st.sched.procsSource = this.procsSource;

@@ -206,6 +206,13 @@ function execArgvError(e: unknown): StealworkError {
     'flags that apply to the whole process (V8 flags such as --expose-gc) go on the node command line instead', { cause: e });
 }
 
+/** Scheduler.start: `waiting` of its n threads had not loaded the task module after
+ *  options.startTimeout ms (a top-level await that never settles, an import that hangs). */
+export function startTimeoutError(tasks: string, ms: number, waiting: number, n: number): StealworkError {
+  return new StealworkError('ERR_WORKER_START', `Scheduler.start: ${waiting} of ${n} threads had not loaded the task module ${tasks} ` +
+    `after startTimeout=${ms} ms (does its top-level await never settle?)`);
+}
+
 /** Scheduler.start: the platform refused thread m of the n it starts. */
 export function threadsRefusedError(m: number, n: number, e: unknown): StealworkError {
   if (execArgvRefused(e)) return execArgvError(e);

@@ -160,6 +160,7 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       restarts: 0,
       lateResults: 0,
       sharedBuffers: 0,
+      threadsStarting: 0,
       sharesReleased: 0,
       spareThreads: 0,
       // Set from the options by Scheduler.stats(); the engine's own snapshots (schedtrace's)

@@ -224,6 +224,10 @@ export interface SchedulerStats {
     /** Shared buffers the scheduler holds now (strongly while a pending root carries one, else
      *  weakly), and those released so far (DESIGN.md "Shared buffers"). */
     sharedBuffers: number;
+    /** Threads started and not up yet: loading the task module (a synchronous start's, or
+     *  started for a P without one). One that stays here has a module whose load has not
+     *  settled (a top-level await; Scheduler.start's `startTimeout` bounds its own). */
+    threadsStarting: number;
     sharesReleased: number;
     /** The spareThreads option: Ps (and threads) beyond procs, lent by the monitor. */
     spareThreads: number;
