@@ -318,6 +318,10 @@ export abstract class EngineThreads extends EngineState {
     this.alive.holdFor('start'); // from the dead thread's end to its successor's handshake
     try {
       await this.replace(i, dead, reason, cause, killed);
+    } catch (e) {
+      // A fault of the recovery itself (a bug: the shared state is suspect): the scheduler
+      // fails, and its tasks say why, rather than an unhandled rejection outside any task.
+      this.crash(e as Error);
     } finally {
       this.alive.releaseFor('start');
     }
