@@ -8,6 +8,7 @@ import {
   AbortError, closedError, describeRefusal, markKilled, startTimeoutError, unknownTaskError, killReason, threadsRefusedError, replacementFailedError, taskModuleMismatchError, threadStartError, uncaughtError, workerCrashedError,
   workerExitError, workerLoopError, workerStartError,
 } from './base/errors.js';
+import { S_RT_SHARES } from '../../assembly/shared/layout.js';
 import { isNode, now, startThread, syncChannel, unrefTimer, warn, type ThreadHandle } from './host/platform.js';
 import { OUTPUT_BYTES } from './host/stdio.js';
 import { isEngineMessage, type ToWorker } from './messages.js';
@@ -166,7 +167,8 @@ export abstract class EngineThreads extends EngineState {
         else if (!this.closed) void this.recover(i, t, reason, error);
       });
     });
-    if (restart !== undefined || this.running) t.post({ type: 'stealwork:share', shares: this.shared.all() });
+    // Every live buffer, and how many were published (the released ones are not sent).
+    if (restart !== undefined || this.running) t.post({ type: 'stealwork:share', shares: this.shared.all(), upTo: Atomics.load(this.views.i32, S_RT_SHARES >>> 2) }); // pairs with deliverShares' store
     // A synchronous start sends later buffers on a port the thread reads at once (deliverShares).
     const sc = this.atOnce ? syncChannel() : null;
     this.sharePorts[i - 1] = sc;

@@ -76,7 +76,9 @@ export interface InitMessage {
   sharePort?: unknown;
 }
 
-export interface ShareMessage { type: 'stealwork:share'; shares: SharedEntry[] }
+/** `upTo`: to a thread started later, the ids published so far (S_RT_SHARES): the buffers
+ *  released since are not sent, and the thread must not wait for them (receiveShares). */
+export interface ShareMessage { type: 'stealwork:share'; shares: SharedEntry[]; upTo?: number }
 
 export interface CancelMessage { type: 'stealwork:cancel'; token: number }
 

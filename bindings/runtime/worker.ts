@@ -68,7 +68,7 @@ channel.onMessage((msg) => {
       current?.cancelToken(msg.token);
       return;
     case 'stealwork:share': {
-      channel.post({ type: 'stealwork:share-ack', id: addShares(msg.shares) });
+      channel.post({ type: 'stealwork:share-ack', id: addShares(msg.shares, msg.upTo ?? 0) });
       return;
     }
     case 'stealwork:unshare':
@@ -82,11 +82,12 @@ channel.onMessage((msg) => {
 });
 
 /** Records the shared buffers of a ShareMessage; the highest id + 1. */
-function addShares(shares: ReadonlyArray<{ id: number; buffer: SharedArrayBuffer }>): number {
+function addShares(shares: ReadonlyArray<{ id: number; buffer: SharedArrayBuffer }>, upTo = 0): number {
   let last = -1;
   for (const s of shares) { shared.add(s.id, s.buffer); last = s.id; }
-  if (current !== null && current.sharesSeen < last + 1) current.sharesSeen = last + 1;
-  seen = Math.max(seen, last + 1);
+  const n = Math.max(last + 1, upTo); // released buffers are not sent: count them seen
+  if (current !== null && current.sharesSeen < n) current.sharesSeen = n;
+  seen = Math.max(seen, n);
   return last;
 }
 
