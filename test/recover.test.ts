@@ -55,6 +55,19 @@ describe.each(['wasm', 'js'] as const)('crashed workers (%s backend)', (backend)
     await within(s.close(), 20_000, 'close');
   });
 
+  it('with the core\'s transition checks on (debug), a pinned task is failed from G_WAITING, not G_RUNNING', async () => {
+    // Recovery once failed every casualty from G_RUNNING; a pinned one is G_WAITING, and the
+    // debug core aborted the recovery (found by the soak's kill-armed runaways).
+    const s = await start(backend, 1, { spareThreads: 0, debug: true });
+    const pinned = s.run('pinnedForever');
+    await new Promise((r) => setTimeout(r, 20));
+    const [e1, e2] = await Promise.all([rejection(pinned), rejection(s.run('crashExit'))]);
+    expect(e1.name).toBe('WorkerCrashedError');
+    expect(e2.name).toBe('WorkerCrashedError');
+    expect(await within(s.run('add1', 41), 20000, 'a task after the crash')).toBe(42);
+    await within(s.close(), 20_000, 'close');
+  });
+
   it('an error thrown outside any task is reported and the thread lives on; the awaiting task is not failed', async () => {
     const errors: Error[] = [];
     const s = await start(backend, 2, { onError: (e: Error) => errors.push(e) });

@@ -38,6 +38,7 @@ export abstract class EnginePump extends EngineSpawn {
           this.pending[g] = undefined;
           this.npending--;
           this.gs.takeResult(a, out);
+          if (this.rootShares.size !== 0) this.unpinShares(g); // after the result: it may name them
           this.core.gfPut(-1, g);
           this.views.f64[(this.mAddr0 + MR_FINISHED) >>> 3] = ++this.finished;
           if (t !== undefined) { if (this.cleanups.size !== 0) this.cleanup(t); t.settle(out.ok, out.value); }
@@ -66,6 +67,7 @@ export abstract class EnginePump extends EngineSpawn {
     if (this.npending !== 0 || this.deferred.length !== 0) return; // the pump runs, and looks again when it ends
     if (this.allFinished()) {
       if (this.output.inFlight()) { this.waitOutput(); return; }
+      this.releaseShares();
       this.alive.release();
       return;
     }

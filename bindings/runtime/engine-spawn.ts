@@ -6,7 +6,7 @@
 import {
   MR_SPAWNED, PRIO_NORMAL, S_RT_SHARES, G_DEAD, G_RUNNABLE, G_PRIO, G_TOKEN_SHIFT, G_SPAWN_TIME,
 } from '../../assembly/shared/layout.js';
-import { abortedError, asMemoryError, closedError, timeoutError, unknownTaskError } from './base/errors.js';
+import { abortedError, asMemoryError, closedError, markKilled, timeoutError, unknownTaskError, type AbortError } from './base/errors.js';
 import { CancelTokens } from './tasks/cancel.js';
 import { now } from './host/platform.js';
 import { traceClock } from './observe/trace.js';
@@ -82,17 +82,23 @@ export abstract class EngineSpawn extends EngineThreads {
     const token = this.tokens.take(kill);
     if (token === 0) return 0; // every token of its kind in use: the task runs uncancellable
     let stopTimer: (() => void) | undefined;
-    const abort = (err: Error): void => {
+    const abort = (err: AbortError): void => {
       this.tokens!.cancel(token); // first: a thread marking itself killable after this sees it (kill.ts)
-      // A kill-armed tree: end the threads running its code now (DESIGN.md "Killing a task").
-      if (kill) for (const m of this.killer!.claim(token, { task: t.name, err })) this.killThread(m, { task: t.name, err });
+      // A kill-armed tree: end the threads running its code now (DESIGN.md "Killing a task");
+      // the error says killed only when one was (a thread that stops itself later says it then).
+      if (kill) {
+        for (const m of this.killer!.claim(token, { task: t.name, err })) {
+          markKilled(err);
+          this.killThread(m, { task: t.name, err });
+        }
+      }
       for (const th of this.threads) th?.post({ type: 'stealwork:cancel', token });
       t.settle(false, err);
     };
     const unwatch = signal === undefined ? undefined
-      : this.signals.watch(signal, () => abort(abortedError(t.name, signal.reason, false, kill)));
+      : this.signals.watch(signal, () => abort(abortedError(t.name, signal.reason, false)));
     if (timeout !== undefined) {
-      stopTimer = longTimeout(() => abort(timeoutError(t.name, timeout, kill)), timeout);
+      stopTimer = longTimeout(() => abort(timeoutError(t.name, timeout)), timeout);
     }
     this.cleanups.set(t, () => {
       unwatch?.();
@@ -125,6 +131,7 @@ export abstract class EngineSpawn extends EngineThreads {
     }
     const a = this.gs.addr(g);
     this.shared.usedMax = -1;
+    this.shared.takeUsed(); // what this root's arguments carry, from here
     try {
       this.gs.init(g, a, id, args, t.name);
       if (id === FN_NAMED) {
@@ -142,6 +149,8 @@ export abstract class EngineSpawn extends EngineThreads {
       return;
     }
     if (transfer !== undefined) detach(transfer); // the arguments hold their copy now
+    const used = this.shared.takeUsed();
+    if (used.length !== 0) { this.shared.pin(used); this.rootShares.set(g, used); } // held while the root is pending
     if ((token | cls) !== 0) this.views.u32[(a + G_PRIO) >>> 2] = (token << G_TOKEN_SHIFT) | cls; // the tree inherits both
     if ((++this.sampled & (LATENCY_SAMPLE - 1)) === 0) this.views.f64[(a + G_SPAWN_TIME) >>> 3] = traceClock();
     rootAwaited(this.views, a); // the main thread (M0) awaits the root
@@ -234,6 +243,31 @@ export abstract class EngineSpawn extends EngineThreads {
     });
     const before = this.sharesDelivered;
     return Promise.all([before, ...acks]).then(() => { this.sharesAcked = Math.max(this.sharesAcked, last + 1); });
+  }
+
+  /** Root G g is back: the buffers its arguments carried are held weakly again. */
+  protected unpinShares(g: number): void {
+    const ids = this.rootShares.get(g);
+    if (ids === undefined) return;
+    this.rootShares.delete(g);
+    this.shared.unpin(ids);
+  }
+
+  /**
+   * The buffers the program dropped (collected on this thread, pinned by no pending root) are
+   * forgotten by every thread (DESIGN.md "Shared buffers"). Only when no task runs anywhere (the
+   * idle look): a task still running could name one in a value. A sleeping M takes a turn of its
+   * event loop for the message, as for a delivery.
+   */
+  protected releaseShares(): void {
+    const ids = this.shared.takeDead();
+    if (ids.length === 0) return;
+    this.sharesReleased += ids.length;
+    this.threads.forEach((t, i) => {
+      if (t === null) return; // a thread started later is sent only the live ones
+      t.post({ type: 'stealwork:unshare', ids });
+      wakeForMessage(this.views, i + 1);
+    });
   }
 
   protected onShareAck(m: number, id: number): void {

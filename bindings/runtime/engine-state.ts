@@ -106,6 +106,15 @@ export abstract class EngineState {
   protected module: WebAssembly.Module | null = null;
   /** Threads started to replace crashed ones. */
   restarts = 0;
+  /** Each M slot's epoch: the threads started in it so far (tasks/waiters.ts); and the slots a
+   *  thread died in with waiters (a crash or a kill), whose later threads may get late results
+   *  (DESIGN.md "Late results"). */
+  protected readonly epochs: number[] = [];
+  protected readonly diedIn = new Set<number>();
+  /** Threads of the start whose task module has not loaded yet (their handshake not in). */
+  loading = 0;
+  /** Late results freed by the main thread, for slots without a thread. */
+  lateResults = 0;
   /** Threads started for Ps without one (after start-up), and threads that idled out. */
   threadStarts = 0;
   threadExits = 0;
@@ -138,6 +147,10 @@ export abstract class EngineState {
   protected readonly signals = new SignalWatch();
   /** Shared buffers every worker has acknowledged (ids below this), and the delivery in flight. */
   protected sharesAcked = 0;
+  /** Shared buffers released so far (their ids sent to the threads to forget). */
+  sharesReleased = 0;
+  /** The shared buffers each pending root's arguments carry (by G id), pinned until it is back. */
+  protected readonly rootShares = new Map<number, number[]>();
   protected sharesDelivered: Promise<void> = Promise.resolve();
   protected shareWaiters: Array<{ m: number; id: number; resolve(): void }> = [];
   /** Told when a thread died outside close and was replaced, with the number of tasks that
@@ -160,6 +173,7 @@ export abstract class EngineState {
     this.views = new Views(memory);
     this.shared = new SharedRegistry(true);
     this.gs = new GSlots(core, this.views, this.shared);
+    this.gs.maxMemoryMB = opts.maxMemoryMB; // recovery's results (gslots.ts slotOf)
     this.mAddr0 = mAddr(this.views, 0);
     this.park0 = parkWord(this.views, 0);
     this.nms = opts.maxProcs + opts.spareThreads + 1;

@@ -6,15 +6,16 @@
 
 import { reportUnobserved } from './tasks/unobserved.js';
 import {
-  closedError, describeRefusal, unknownTaskError, killReason, threadsRefusedError, replacementFailedError, taskModuleMismatchError, threadStartError, uncaughtError, workerCrashedError,
+  AbortError, closedError, describeRefusal, markKilled, startTimeoutError, unknownTaskError, killReason, threadsRefusedError, replacementFailedError, taskModuleMismatchError, threadStartError, uncaughtError, workerCrashedError,
   workerExitError, workerLoopError, workerStartError,
 } from './base/errors.js';
+import { S_RT_SHARES } from '../../assembly/shared/layout.js';
 import { isNode, now, startThread, syncChannel, unrefTimer, warn, type ThreadHandle } from './host/platform.js';
 import { OUTPUT_BYTES } from './host/stdio.js';
 import { isEngineMessage, type ToWorker } from './messages.js';
 import { traceClock } from './observe/trace.js';
 import { RootTask } from './tasks/root-task.js';
-import { casualties, detachOrphans, failCasualties } from './threads/recover.js';
+import { casualties, detachOrphans, dropLateResults, failCasualties } from './threads/recover.js';
 import type { KillCause } from './tasks/kill.js';
 import { EngineState } from './engine-state.js';
 
@@ -45,12 +46,27 @@ export abstract class EngineThreads extends EngineState {
 
   protected async startThreads(module: WebAssembly.Module | null): Promise<void> {
     const ready = this.launchThreads(module);
-    const lists = await Promise.all(ready);
+    const lists = await this.withinStartTimeout(ready);
     const names = lists[0];
     for (let m = 1; m < lists.length; m++) {
       if (lists[m].join('\0') !== names.join('\0')) throw taskModuleMismatchError(1, names, m + 1, lists[m]);
     }
     this.learnNames(names, 1);
+  }
+
+  /** All the handshakes, or ERR_WORKER_START naming options.startTimeout once it passed with
+   *  some not in (the caller ends the threads). Meanwhile stats' `threadsLoading` counts them. */
+  private withinStartTimeout(ready: Array<Promise<string[]>>): Promise<string[][]> {
+    this.loading = ready.length;
+    for (const r of ready) r.then(() => { this.loading--; }, () => { this.loading--; });
+    const all = Promise.all(ready);
+    const ms = this.opts.startTimeout;
+    if (ms === Infinity) return all;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(startTimeoutError(this.opts.tasks, ms, this.loading, ready.length)), ms);
+    });
+    return Promise.race([all, late]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -103,7 +119,7 @@ export abstract class EngineThreads extends EngineState {
     this.crash(err);
     for (const u of this.unnamed.splice(0)) u.task.settle(false, err);
     for (const t of this.threads) void t?.terminate().catch(() => undefined);
-    this.alive.release();
+    this.alive.end();
     this.onStartFailed?.(err, failed);
   }
 
@@ -115,6 +131,8 @@ export abstract class EngineThreads extends EngineState {
     const o = this.opts;
     const t = startThread<ToWorker, unknown>(o.worker ?? WORKER_URL, `stealwork M${i}`, o.thread);
     this.threads[i - 1] = t;
+    const epoch = (this.epochs[i] ?? 0) + 1; // one rule for late results, however the thread came to be (waiters.ts)
+    this.epochs[i] = epoch;
     this.alive.adopt(t);
     // Its output is counted from the start, and waited for until the thread is gone (its exit
     // reads every message it posted): DESIGN.md "Task output".
@@ -155,7 +173,8 @@ export abstract class EngineThreads extends EngineState {
         else if (!this.closed) void this.recover(i, t, reason, error);
       });
     });
-    if (restart !== undefined || this.running) t.post({ type: 'stealwork:share', shares: this.shared.all() });
+    // Every live buffer, and how many were published (the released ones are not sent).
+    if (restart !== undefined || this.running) t.post({ type: 'stealwork:share', shares: this.shared.all(), upTo: Atomics.load(this.views.i32, S_RT_SHARES >>> 2) }); // pairs with deliverShares' store
     // A synchronous start sends later buffers on a port the thread reads at once (deliverShares).
     const sc = this.atOnce ? syncChannel() : null;
     this.sharePorts[i - 1] = sc;
@@ -163,7 +182,7 @@ export abstract class EngineThreads extends EngineState {
     if (o.onThreadGone !== null) t.onGone(() => this.reportGone(t.worker));
     t.post({
       type: 'stealwork:init', memory: this.memory, module: this.module, backend: o.backend, tasks: o.tasks, mid: i,
-      spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, ncpu: o.ncpu, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, calling: o.calling,
+      spinLimit: o.spinLimit, yieldLimit: o.yieldLimit, ncpu: o.ncpu, maxTasks: o.maxTasks, maxMemoryMB: o.maxMemoryMB, debug: o.debug, restart, epoch, orphansPossible: this.diedIn.has(i), calling: o.calling,
       idleTimeout: o.idleTimeout, minLive: o.minThreads + o.spareThreads, asyncPerThread: o.asyncPerThread, output,
       ...(isNode ? {} : { workerData: o.thread.workerData }), // Node passes it as the Worker's option
       ...(sc === null ? {} : { sharePort: sc.port }),
@@ -183,6 +202,7 @@ export abstract class EngineThreads extends EngineState {
       if (this.threads[i - 1] !== null) continue;
       n--;
       this.startm.starting++;
+      this.alive.holdFor('start'); // until it is up or known not to come (DESIGN.md "What keeps the process alive")
       this.threadStarts++;
       if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'startm', args: { M: i } });
       let ready: Promise<string[]>;
@@ -192,11 +212,13 @@ export abstract class EngineThreads extends EngineState {
         // The platform refused the thread at once (Node: ERR_WORKER_INIT_FAILED, EAGAIN at a
         // thread limit): nothing ran, and the slot stays empty. More now would be refused too.
         this.startm.starting--;
+        this.alive.releaseFor('start');
         this.growFailed(i, e);
         return;
       }
       ready.then((names) => {
         this.startm.starting--;
+        this.alive.releaseFor('start');
         this.startm.cameUp();
         if (!this.namesKnown) this.learnNames(names, i);
         else if (names.join('\0') !== this.names.join('\0')) this.crash(taskModuleMismatchError(1, this.names, i, names));
@@ -204,6 +226,7 @@ export abstract class EngineThreads extends EngineState {
         // It failed before its handshake, so before mStart (worker.ts posts ready right after
         // it): it holds no P and is on no list.
         this.startm.starting--;
+        this.alive.releaseFor('start');
         const t = this.threads[i - 1];
         this.threads[i - 1] = null;
         void t?.terminate().catch(() => undefined);
@@ -249,8 +272,11 @@ export abstract class EngineThreads extends EngineState {
     if (left === 0 && this.resizing === null) return Promise.resolve();
     return new Promise<void>((resolve) => {
       if (this.resizing === null) {
+        // The pending resize holds the process (the look's own timer does not): its Ps come
+        // back or go out as tasks end, after which nothing else may be pending.
+        this.alive.holdFor('resize');
         const r = { timer: unrefTimer(setInterval(() => this.resizeLook(), 4)), done: [] as Array<() => void> };
-        this.stopTimers.push(() => { clearInterval(r.timer); for (const f of r.done) f(); });
+        this.stopTimers.push(() => { if (this.resizing === r) this.resizeDone(r); });
         this.resizing = r;
       }
       this.resizing.done.push(resolve);
@@ -265,9 +291,15 @@ export abstract class EngineThreads extends EngineState {
     if (this.core.procresize(this.procs, this.opts.maxProcs) !== 0) return;
     this.core.wakep();
     this.startm.look();
+    this.resizeDone(r);
+  }
+
+  /** Settles the resizes under way (done, or the scheduler stops) and drops their hold. */
+  private resizeDone(r: { timer: ReturnType<typeof setInterval>; done: Array<() => void> }): void {
     clearInterval(r.timer);
     this.resizing = null;
     for (const f of r.done) f();
+    this.alive.releaseFor('resize');
   }
 
   /** M slot i's thread left the scheduler after idleTimeout (mExit): it ends, and the slot is
@@ -288,6 +320,7 @@ export abstract class EngineThreads extends EngineState {
     this.threads[i - 1] = null;
     this.reportGone(t.worker);
     this.threadExits++;
+    this.lateResults += dropLateResults(this.gs, this.core, i); // the slot has no thread: its inbox is this thread's now
     this.onShareAck(i, Number.MAX_SAFE_INTEGER);
     if (this.opts.trace) this.monitorLog.push({ t: traceClock(), name: 'idle exit', args: { M: i } });
     void t.terminate().catch(() => undefined);
@@ -301,12 +334,27 @@ export abstract class EngineThreads extends EngineState {
   protected async recover(i: number, dead: ThreadHandle, reason: string, cause: unknown, killed = false): Promise<void> {
     if (this.failure !== null || this.recovered.has(dead)) return;
     this.recovered.add(dead);
+    this.alive.holdFor('start'); // from the dead thread's end to its successor's handshake
+    try {
+      await this.replace(i, dead, reason, cause, killed);
+    } catch (e) {
+      // A fault of the recovery itself (a bug: the shared state is suspect): the scheduler
+      // fails, and its tasks say why, rather than an unhandled rejection outside any task.
+      this.crash(e as Error);
+    } finally {
+      this.alive.releaseFor('start');
+    }
+  }
+
+  private async replace(i: number, dead: ThreadHandle, reason: string, cause: unknown, killed: boolean): Promise<void> {
     await dead.terminate().catch(() => undefined); // make sure it is gone before its slot is reused
     if (this.closed) return;
     const err = workerCrashedError(i, reason, cause);
     const c = casualties(this.gs, i);
     const failed = failCasualties(this.gs, this.core, i, c, err, this.names);
     detachOrphans(this.gs, this.core, i);
+    this.diedIn.add(i); // results for its waiters may still come, to this slot's later threads
+    this.lateResults += dropLateResults(this.gs, this.core, i); // those in already: nobody owns the inbox until the successor starts
     this.killer?.reset(i);
     this.restarts++;
     if (!killed) this.onThreadError?.(err, failed); // a kill was asked for: its task's rejection reports it
@@ -323,6 +371,7 @@ export abstract class EngineThreads extends EngineState {
   protected killThread(i: number, why: KillCause | undefined): void {
     const t = this.threads[i - 1];
     if (t === null) return; // a claimed thread runs a task: it has not idled out
+    if (why?.err instanceof AbortError) markKilled(why.err); // a thread ended for it: its root's error says so (again, or now: step 5)
     void this.recover(i, t, killReason(why?.task), why?.err, true);
   }
 

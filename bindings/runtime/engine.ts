@@ -24,6 +24,7 @@ import { allocHistograms } from './observe/latency.js';
 import type { SchedulerStats } from './observe/stats.js';
 import { readStats } from './observe/readstats.js';
 import { inboxEmpty } from './sleep/inbox.js';
+import { dropLateResults } from './threads/recover.js';
 import { blocksEnd, mAddr } from './memory/mblock.js';
 import { stopAll } from './sleep/park.js';
 import { EnginePump } from './engine-pump.js';
@@ -49,6 +50,7 @@ export class Engine extends EnginePump {
       await e.startThreads(module);
     } catch (err) {
       await Promise.all(e.threads.map((t) => t?.terminate()));
+      e.alive.end();
       throw err;
     }
     e.begin();
@@ -223,6 +225,10 @@ export class Engine extends EnginePump {
   stats(): SchedulerStats {
     const st = readStats(this.views, this.reservedBlocks, this.nms, this.core);
     st.sched.restarts = this.restarts;
+    st.sched.lateResults = this.lateResults;
+    st.sched.sharedBuffers = this.shared.size;
+    st.sched.threadsStarting = this.startm.starting;
+    st.sched.sharesReleased = this.sharesReleased;
     st.sched.gomaxprocs = this.procs;
     st.sched.procsSource = this.procsSource;
     st.sched.cpuLimit = this.cpuLimit;
@@ -254,7 +260,7 @@ export class Engine extends EnginePump {
 
   close(force: boolean): Promise<void> {
     if (this.idleLook !== null) { clearTimeout(this.idleLook); this.idleLook = null; }
-    this.alive.hold(); // a close in progress holds the process until the threads are gone
+    this.alive.holdFor('close'); // a close in progress holds the process until the threads are gone (stopThreads ends it)
     if (force && !this.closed) {
       this.closed = true; // a graceful close still draining sees this and waits for the stop below
       this.output.wake(); // ... also one waiting for output
@@ -300,9 +306,12 @@ export class Engine extends EnginePump {
       const ma = mAddr(this.views, m);
       s += f64[(ma + MR_SPAWNED) >>> 3];
       f += f64[(ma + MR_FINISHED) >>> 3];
-      // A result still in an inbox is not consumed yet (after a crash: one awaited by a task
-      // that died with its thread, which the successor frees).
-      if (m > 0 && !inboxEmpty(this.views, m)) return false;
+      // A result still in an inbox is not consumed yet; in a slot without a thread it is a late
+      // one (its waiter died with an earlier thread of the slot): freed here, as nobody else will.
+      if (m > 0 && !inboxEmpty(this.views, m)) {
+        if (this.threads[m - 1] !== null) return false;
+        this.lateResults += dropLateResults(this.gs, this.core, m);
+      }
     }
     // Root tasks count as spawned by M0 and finished where they ran, and once more on delivery.
     return f === s + this.spawned;
@@ -317,5 +326,6 @@ export class Engine extends EnginePump {
       clearTimeout(timer);
     }
     await Promise.all(this.threads.map((t) => t?.terminate()));
+    this.alive.end();
   }
 }

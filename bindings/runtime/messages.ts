@@ -72,6 +72,12 @@ export interface InitMessage {
   output: SharedArrayBuffer;
   /** Set when this thread replaces a crashed one in slot `mid` (DESIGN.md "Crashed workers"). */
   restart?: { resumeP: number; blocked: boolean };
+  /** This thread's epoch in slot `mid`: 1 for the slot's first thread, one more for each thread
+   *  started there since, whatever the way (start-up, startm, replacement). And whether a thread
+   *  of the slot ever died with waiters (a crash or a kill): results for them may still arrive
+   *  (DESIGN.md "Late results"). */
+  epoch: number;
+  orphansPossible: boolean;
   /** A synchronous start's port for shared buffers (ShareMessage), read without a turn of the
    *  event loop when a value names a buffer not received yet (DESIGN.md "A synchronous start"). */
   sharePort?: unknown;
@@ -79,15 +85,20 @@ export interface InitMessage {
   hooks?: HookEntry[];
 }
 
-
 export interface BroadcastMessage { type: 'stealwork:broadcast'; hook: HookEntry }
 
-export interface ShareMessage { type: 'stealwork:share'; shares: SharedEntry[] }
+/** `upTo`: to a thread started later, the ids published so far (S_RT_SHARES): the buffers
+ *  released since are not sent, and the thread must not wait for them (receiveShares). */
+export interface ShareMessage { type: 'stealwork:share'; shares: SharedEntry[]; upTo?: number }
 
 export interface CancelMessage { type: 'stealwork:cancel'; token: number }
 
+/** Shared buffers the main thread released (DESIGN.md "Shared buffers"): forget them. Sent when
+ *  no task runs anywhere. */
+export interface UnshareMessage { type: 'stealwork:unshare'; ids: number[] }
+
 /** What the main thread sends a worker. */
-export type ToWorker = InitMessage | ShareMessage | CancelMessage | BroadcastMessage;
+export type ToWorker = InitMessage | ShareMessage | CancelMessage | UnshareMessage | BroadcastMessage;
 
 // ---- worker -> main ---------------------------------------------------------------------
 

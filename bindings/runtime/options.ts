@@ -51,6 +51,10 @@ export interface SchedulerOptions {
   /** How long (ms) a thread stays idle before it ends, while more than `minThreads` run; 0 ends
    *  it as soon as it sleeps, Infinity never. Default 10,000 ms. */
   idleTimeout?: number;
+  /** How long (ms) `Scheduler.start` waits for its threads to load the task module before it
+   *  rejects with ERR_WORKER_START naming this option (a module whose top-level `await` never
+   *  settles). Default Infinity: wait as long as the module takes. */
+  startTimeout?: number;
   /**
    * The most async tasks a thread keeps in flight (started, not yet settled) before it leaves
    * the queued work to other threads (DESIGN.md "Async tasks: where they start"). A task's
@@ -144,6 +148,7 @@ export interface ResolvedOptions {
   handoffAfterMs: number;
   minThreads: number;
   idleTimeout: number;
+  startTimeout: number;
   asyncPerThread: number | 'auto';
   /** Internal: threads for the Ps started with the scheduler (procs; the piscina entry starts
    *  minThreads), the spares' threads besides. */
@@ -203,6 +208,7 @@ export function defaults(): Omit<ResolvedOptions, 'tasks'> {
     handoffAfterMs: 10,
     minThreads: 1,
     idleTimeout: 10_000,
+    startTimeout: Infinity,
     asyncPerThread: 'auto',
     startThreads: ncpu,
     backend: 'wasm',
@@ -271,7 +277,7 @@ export function idleTimeout(name: string, v: unknown): number {
 export function resolveOptions(opts: unknown): ResolvedOptions {
   if (opts === null || typeof opts !== 'object') throw optionTypeError('Scheduler.start: options', `must be an object with at least { tasks }, got ${opts === null ? 'null' : typeof opts}`);
   const o = opts as Record<string, unknown>;
-  const known = new Set(['tasks', 'procs', 'maxProcs', 'spareThreads', 'handoffAfterMs', 'minThreads', 'idleTimeout', 'asyncPerThread', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
+  const known = new Set(['tasks', 'procs', 'maxProcs', 'spareThreads', 'handoffAfterMs', 'minThreads', 'idleTimeout', 'startTimeout', 'asyncPerThread', 'backend', 'victimOrder', 'victimHint', 'stealThreshold', 'globalQueueOnly',
     'initialTasks', 'maxTasks', 'maxMemoryMB', 'spinLimit', 'yieldLimit', 'debug', 'seed', 'schedtrace', 'scheddetail', 'logger', 'onError', 'onUnobservedError', 'trace', 'traceEvents',
     'workerData', 'resourceLimits', 'env', 'argv', 'execArgv']);
   for (const k of Object.keys(o)) {
@@ -294,6 +300,7 @@ export function resolveOptions(opts: unknown): ResolvedOptions {
   r.minThreads = Math.min(r.minThreads, r.procs);
   if (o.minThreads !== undefined) r.minThreads = int('minThreads', o.minThreads, 0, r.procs);
   if (o.idleTimeout !== undefined) r.idleTimeout = idleTimeout('idleTimeout', o.idleTimeout);
+  if (o.startTimeout !== undefined) r.startTimeout = o.startTimeout === Infinity ? Infinity : int('startTimeout', o.startTimeout, 1, 2 ** 31 - 1);
   if (o.asyncPerThread !== undefined) r.asyncPerThread = asyncPerThread('asyncPerThread', o.asyncPerThread);
   r.startThreads = r.procs;
   if (o.backend !== undefined) r.backend = oneOf('backend', o.backend, ['wasm', 'js'] as const);

@@ -75,12 +75,15 @@ channel.onMessage((msg) => {
       current?.cancelToken(msg.token);
       return;
     case 'stealwork:share': {
-      channel.post({ type: 'stealwork:share-ack', id: addShares(msg.shares) });
+      channel.post({ type: 'stealwork:share-ack', id: addShares(msg.shares, msg.upTo ?? 0) });
       return;
     }
     case 'stealwork:broadcast':
       if (current === null) earlyBroadcasts.push(msg.hook);
       else void broadcast(current, msg.hook);
+      return;
+    case 'stealwork:unshare':
+      shared.remove(msg.ids);
       return;
     case 'stealwork:init':
       if (started) return;
@@ -90,11 +93,12 @@ channel.onMessage((msg) => {
 });
 
 /** Records the shared buffers of a ShareMessage; the highest id + 1. */
-function addShares(shares: ReadonlyArray<{ id: number; buffer: SharedArrayBuffer }>): number {
+function addShares(shares: ReadonlyArray<{ id: number; buffer: SharedArrayBuffer }>, upTo = 0): number {
   let last = -1;
   for (const s of shares) { shared.add(s.id, s.buffer); last = s.id; }
-  if (current !== null && current.sharesSeen < last + 1) current.sharesSeen = last + 1;
-  seen = Math.max(seen, last + 1);
+  const n = Math.max(last + 1, upTo); // released buffers are not sent: count them seen
+  if (current !== null && current.sharesSeen < n) current.sharesSeen = n;
+  seen = Math.max(seen, n);
   return last;
 }
 
@@ -162,7 +166,7 @@ async function run(msg: InitMessage): Promise<void> {
     if (calling.reportStrayErrors) catchStrayErrors((e) => channel.post({ type: 'stealwork:uncaught', error: describe(e) }));
     m = new M(core, new GSlots(core, views, shared), {
       mid: msg.mid, names, fns, spinLimit: msg.spinLimit, yieldLimit: msg.yieldLimit, ncpu: msg.ncpu, maxTasks: msg.maxTasks, maxMemoryMB: msg.maxMemoryMB, debug: msg.debug,
-      restart: msg.restart, idleTimeout: msg.idleTimeout, minLive: msg.minLive, asyncPerThread: msg.asyncPerThread,
+      restart: msg.restart, epoch: msg.epoch, orphansPossible: msg.orphansPossible, idleTimeout: msg.idleTimeout, minLive: msg.minLive, asyncPerThread: msg.asyncPerThread,
       killClaimed: (token) => channel.post({ type: 'stealwork:halt', token }),
       unobserved: (block, task) => channel.post({ type: 'stealwork:unobserved', block, task }),
     });

@@ -33,3 +33,10 @@ export function count(ctx, ...xs) {
   for (const x of xs) s += x;
   return s;
 }
+
+/** Runs synchronously for ms (a kill: true root with a shorter timeout ends its thread). */
+export function hog(ctx, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) { /* busy */ }
+  return 'hog ran out';
+}

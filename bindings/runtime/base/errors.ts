@@ -60,8 +60,10 @@ export class AbortError extends StealworkError {
   /** The signal's `reason`, or for a `timeout` an Error saying `timed out after N ms`; the
    *  error's `cause` too. */
   readonly reason: unknown;
-  /** True when the task was spawned with `kill: true`: its code was stopped by force (a thread
-   *  still running it was terminated; DESIGN.md "Killing a task"). Absent otherwise. */
+  /** True when a thread running the task's code was terminated for it (`kill: true`; DESIGN.md
+   *  "Killing a task"): set when the rejection happens if the abort found the code running,
+   *  else when the thread stops itself on its way back from the runtime's code. Absent when no
+   *  thread was ended (the task had not started, had returned, or awaits: its thread runs on). */
   declare killed?: true;
   constructor(message: string, reason: unknown) {
     super('ERR_ABORTED', message, { cause: reason });
@@ -192,8 +194,28 @@ export function describeRefusal(e: unknown): string {
   return typeof code === 'string' ? `${code}: ${e.message}` : e.message;
 }
 
+/** Node refused the threads' own flags (options.execArgv): ERR_WORKER_INVALID_EXEC_ARGV. */
+function execArgvRefused(e: unknown): boolean {
+  return e instanceof Error && (e as { code?: unknown }).code === 'ERR_WORKER_INVALID_EXEC_ARGV';
+}
+
+/** A thread's start refused because of options.execArgv: the option named, not a thread limit.
+ *  (V8 flags such as --expose-gc are process-wide: Node takes them only on its command line.) */
+function execArgvError(e: unknown): StealworkError {
+  return new StealworkError('ERR_WORKER_START', `options.execArgv: Node refuses these flags for a worker thread (${describeRefusal(e)}); ` +
+    'flags that apply to the whole process (V8 flags such as --expose-gc) go on the node command line instead', { cause: e });
+}
+
+/** Scheduler.start: `waiting` of its n threads had not loaded the task module after
+ *  options.startTimeout ms (a top-level await that never settles, an import that hangs). */
+export function startTimeoutError(tasks: string, ms: number, waiting: number, n: number): StealworkError {
+  return new StealworkError('ERR_WORKER_START', `Scheduler.start: ${waiting} of ${n} threads had not loaded the task module ${tasks} ` +
+    `after startTimeout=${ms} ms (does its top-level await never settle?)`);
+}
+
 /** Scheduler.start: the platform refused thread m of the n it starts. */
 export function threadsRefusedError(m: number, n: number, e: unknown): StealworkError {
+  if (execArgvRefused(e)) return execArgvError(e);
   return new StealworkError('ERR_WORKER_START', `worker M${m} of the ${n} threads Scheduler.start starts did not start ` +
     `(${describeRefusal(e)}): the platform refused a thread (a container's pids limit, a process limit); ` +
     'fewer procs (or spareThreads: 0) need fewer', { cause: e });
@@ -202,6 +224,7 @@ export function threadsRefusedError(m: number, n: number, e: unknown): Stealwork
 /** A thread started for work waiting on a P without one did not start, and no P has a thread:
  *  nothing could run that work, so the scheduler fails with this (engine-threads.ts growFailed). */
 export function threadStartError(m: number, e: unknown): StealworkError {
+  if (execArgvRefused(e)) return execArgvError(e);
   return new StealworkError('ERR_WORKER_START', `worker M${m}, started for work waiting on a P without a thread, did not start ` +
     `(${describeRefusal(e)}), and no other thread serves the scheduler's Ps`, { cause: e });
 }
@@ -212,24 +235,26 @@ export function replacementFailedError(m: number, reason: string, e: unknown): W
 }
 
 /** What a kill adds to a cancellation's message. */
-const KILLED = 'killed (a thread still running its code is terminated)';
+const KILLED = 'killed (the thread running its code was terminated)';
 
-/** `err`, of a task spawned with `kill: true`, says so (`killed: true`). */
-function killedError(err: AbortError, killed: boolean): AbortError {
-  if (killed) err.killed = true;
-  return err;
+/** A kill ended a thread running the code of the task `err` rejected it with (kill.ts): says so,
+ *  once (`killed: true`, and the message). The main thread, at the abort or at a thread's halt. */
+export function markKilled(err: AbortError): void {
+  if (err.killed === true) return;
+  err.killed = true;
+  err.message += / was aborted$/.test(err.message) ? ` and ${KILLED}` : ` and was ${KILLED}`;
 }
 
-/** A root task whose signal aborted: before it started, or while it ran; `killed`: spawned
- *  with `kill: true`. */
-export function abortedError(task: string, reason: unknown, beforeStart: boolean, killed = false): AbortError {
-  return killedError(new AbortError(beforeStart ? `task '${task}' was aborted before it started` : `task '${task}' was aborted${killed ? ` and ${KILLED}` : ''}`, reason), killed);
+/** A root task whose signal aborted: before it started, or while it ran (markKilled adds a
+ *  kill's words when one ended a thread). */
+export function abortedError(task: string, reason: unknown, beforeStart: boolean): AbortError {
+  return new AbortError(beforeStart ? `task '${task}' was aborted before it started` : `task '${task}' was aborted`, reason);
 }
 
 /** A root task past its `timeout`; its reason is an Error saying the same. `killed`: spawned
  *  with `kill: true`. */
-export function timeoutError(task: string, ms: number, killed = false): AbortError {
-  return killedError(new AbortError(`task '${task}' timed out after ${ms} ms${killed ? ` and was ${KILLED}` : ''}`, new Error(`timed out after ${ms} ms`)), killed);
+export function timeoutError(task: string, ms: number): AbortError {
+  return new AbortError(`task '${task}' timed out after ${ms} ms`, new Error(`timed out after ${ms} ms`));
 }
 
 /** Why a thread a kill terminated ended (the reason in workerCrashedError's message, for the
@@ -305,6 +330,14 @@ export function staleHandleError(task: string, g: number, gen: number, now: numb
  *  registers shared buffers. */
 export function sharedInTaskError(bytes: number): TypeError {
   return new TypeError(`a SharedArrayBuffer created inside a task (${bytes} bytes) cannot cross threads; create it on the main thread and pass it in as an argument`);
+}
+
+/** A shared buffer the scheduler released (the main thread's program dropped it, no root task
+ *  carrying it was pending, and no task ran: DESIGN.md "Shared buffers") named again: by a task
+ *  that kept it past its root (id -1: the task passes it on) or in a value from such a task. */
+export function sharedReleasedError(id: number): TypeError {
+  return new TypeError(`a SharedArrayBuffer${id >= 0 ? ` (shared buffer ${id})` : ''} the scheduler released cannot cross threads again: ` +
+    'the main thread dropped it once no pending root task carried it; keep a reference on the main thread while tasks may pass it on or return it');
 }
 
 /** ctx.fork's misuses and limits (fork.ts, DESIGN.md "Fork-join"). `what` says what the

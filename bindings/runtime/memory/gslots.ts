@@ -15,7 +15,7 @@ import type { Core } from '../../core/core.js';
 import {
   Views, writeSlot, readSlot, freeSlot, readErrorSlot, encodeErrorBlock, slotLabel, type SharedRegistry, type Heap,
 } from './values.js';
-import { outOfSharedMemoryError } from '../base/errors.js';
+import { asMemoryError, outOfSharedMemoryError } from '../base/errors.js';
 
 /**
  * Where argument i of a G with `argc` arguments lives: inline, or in the spill block. A spill
@@ -65,6 +65,10 @@ export class GSlots {
   readonly shared: SharedRegistry;
   /** This thread's cache of small value blocks (a worker M's: cacheBlocks), or null. */
   private blocks: BlockCache | null = null;
+
+  /** The maxMemoryMB option, named by a result that finds no room (slotOf). Set by the M and
+   *  the engine that own this object; 0 until then. */
+  maxMemoryMB = 0;
 
   constructor(core: Core, views: Views, shared: SharedRegistry) {
     this.core = core;
@@ -225,7 +229,10 @@ export class GSlots {
             this.tag = TAG_BLOCK;
             return block;
           } catch (e) {
-            value = e; // it cannot cross: the task fails with what the codec says
+            // It cannot cross: the task fails with what the codec says, or, when the shared
+            // memory had no room for it, with ERR_OUT_OF_MEMORY naming maxMemoryMB (as an
+            // argument that finds no room does).
+            value = this.maxMemoryMB > 0 ? asMemoryError(e, `the result of task '${name}'`, this.maxMemoryMB) : e;
           }
       }
     }

@@ -158,6 +158,10 @@ export function readStats(v: Views, reserved: number, nms: number, core: Core): 
       handoffs: Atomics.load(i32, S_RT_HANDOFFS >>> 2), // pairs with handoff's store under sched.lock (a snapshot)
       retires: Atomics.load(i32, S_RT_RETIRES >>> 2), // pairs with pRetire's store under sched.lock (a snapshot)
       restarts: 0,
+      lateResults: 0,
+      sharedBuffers: 0,
+      threadsStarting: 0,
+      sharesReleased: 0,
       spareThreads: 0,
       // Set from the options by Scheduler.stats(); the engine's own snapshots (schedtrace's)
       // leave these as they are and do not read them.

@@ -218,6 +218,17 @@ export interface SchedulerStats {
     retires: number;
     /** Threads started to replace crashed ones (DESIGN.md "Crashed workers"). */
     restarts: number;
+    /** Results freed by the main thread because their waiter died with an earlier thread of a
+     *  slot that has no thread now (DESIGN.md "Late results"); a slot's thread frees the others. */
+    lateResults: number;
+    /** Shared buffers the scheduler holds now (strongly while a pending root carries one, else
+     *  weakly), and those released so far (DESIGN.md "Shared buffers"). */
+    sharedBuffers: number;
+    /** Threads started and not up yet: loading the task module (a synchronous start's, or
+     *  started for a P without one). One that stays here has a module whose load has not
+     *  settled (a top-level await; Scheduler.start's `startTimeout` bounds its own). */
+    threadsStarting: number;
+    sharesReleased: number;
     /** The spareThreads option: Ps (and threads) beyond procs, lent by the monitor. */
     spareThreads: number;
     /** Where procs came from: the option, the default lowered to the cgroup CPU limit

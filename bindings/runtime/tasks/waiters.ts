@@ -2,6 +2,16 @@
 // resumes"): the promise it gives the awaiting code, and its settling when the result comes,
 // from the finisher on this M (deliverLocal) or from another M through this M's inbox (drain).
 // The owning M only.
+//
+// Late results (DESIGN.md "Late results"): the join word names the waiter by its M slot, and a
+// slot's thread can die (a crash, a kill) with tasks awaiting children that live on elsewhere.
+// Their results still come to the slot, to whichever thread it has by then: the dead one's
+// successor, a thread started after that one idled out, or none (the main thread frees them:
+// recover.ts dropLateResults). One rule holds for every thread however it came to be: in a slot
+// where an earlier thread died with waiters (orphansPossible, which the main thread sets for
+// every later thread of the slot), a result with no waiter here is late, and freed; in any other
+// slot it is a bug. (A stamp on each awaited G would keep the bug check in such a slot too, but
+// the G has no free word for it: G_INDEX names the spawner there, which the task dump reads.)
 
 import { inboxPeek, inboxWord, takeInbox } from '../sleep/inbox.js';
 import { awaitDone, type Finisher } from './join.js';
@@ -13,9 +23,12 @@ interface Waiter { resolve(v: unknown): void; reject(e: unknown): void }
 export class Waiters {
   private readonly map = new Map<number, Waiter>();
   private readonly f: Finisher;
-  /** This thread replaced a crashed one in the same M slot: results for the dead thread's
-   *  waiters may still arrive, and are dropped. */
-  readonly restarted: boolean;
+  /** This thread's epoch in its M slot (1 for the slot's first thread, one more for each
+   *  thread started there since); errors name it. */
+  readonly epoch: number;
+  /** An earlier thread of this slot died with waiters: late results may still arrive, and the
+   *  loop looks at the inbox even with no waiter of its own. */
+  readonly orphansPossible: boolean;
   /** Waiters registered and not settled yet (the map's size, as a plain field: the loop reads
    *  it before every G, and a Map's size getter there cost several percent of a tiny task). */
   live = 0;
@@ -24,17 +37,18 @@ export class Waiters {
   /** A core call failed inside a task: the error the task sees (threads/mstate.ts coreFault). */
   private readonly fault: (op: string, e: unknown) => Error;
   private readonly out = { ok: true, value: undefined as unknown };
-  /** Results that came back for the crashed thread's waiters, dropped. */
+  /** Late results (for an earlier thread's waiters), freed. */
   orphans = 0;
 
-  constructor(f: Finisher, restarted: boolean, fault: (op: string, e: unknown) => Error) {
+  constructor(f: Finisher, epoch: number, orphansPossible: boolean, fault: (op: string, e: unknown) => Error) {
     this.f = f;
-    this.restarted = restarted;
+    this.epoch = epoch;
+    this.orphansPossible = orphansPossible;
     this.inbox = inboxWord(f.views, f.mid);
     this.fault = fault;
   }
 
-  /** Is this M's inbox non-empty? The loop asks only when live !== 0 or restarted. */
+  /** Is this M's inbox non-empty? The loop asks only when live !== 0 or orphansPossible. */
   inboxWaiting(): boolean {
     return inboxPeek(this.f.views.i32, this.inbox);
   }
@@ -57,8 +71,8 @@ export class Waiters {
     const f = this.f;
     const w = this.map.get(g);
     if (w === undefined) {
-      if (!this.restarted) throw internalError(`no waiter for g=${g} on M${f.mid}`);
-      // Awaited by a task that died with this slot's previous thread: nobody will read it.
+      if (!this.orphansPossible) throw internalError(`no waiter for g=${g} on M${f.mid} (epoch ${this.epoch})`);
+      // Awaited by a task that died with an earlier thread of this slot: nobody will read it.
       f.gs.dropResult(a);
       f.core.gfPut(f.p, g);
       this.orphans++;

@@ -82,7 +82,7 @@ export class M extends MFork implements TaskOwner, ContextHost, ForkHost, Finish
     let n = 0;
     for (;;) {
       const w = this.waiters;
-      if ((w.live !== 0 || w.restarted) && w.inboxWaiting()) w.drain(); // results for this M's waiters (or a dead thread's, dropped)
+      if ((w.live !== 0 || w.orphansPossible) && w.inboxWaiting()) w.drain(); // results for this M's waiters (or a dead thread's, dropped)
       const tr = this.trace;
       if (this.asyncPending !== 0 && this.asyncFull()) {
         // As many async tasks in flight as it may keep: the queued work is for other Ms

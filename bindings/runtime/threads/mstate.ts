@@ -52,11 +52,15 @@ export interface MConfig {
   /** Check every G state transition in the core (FLAG_DEBUG). */
   debug: boolean;
   /** This M slot's previous thread crashed (DESIGN.md "Crashed workers"): resume with the P it
-   *  held (`resumeP`, -1 none) instead of joining the idle list, and drop results that arrive for
-   *  the dead thread's waiters. (Every thread carries its slot's counters on.) `blocked`: the
+   *  held (`resumeP`, -1 none) instead of joining the idle list. (Every thread carries its slot's
+   *  counters on; results for a dead thread's waiters are told by `epoch`.) `blocked`: the
    *  dead thread was blocked at its async limit, on no list: the successor, with no task in
    *  flight, goes back on the idle list (core mReturn). */
   restart?: { resumeP: number; blocked: boolean };
+  /** This thread's epoch in its slot, and whether results for an earlier thread's waiters may
+   *  still arrive (tasks/waiters.ts; DESIGN.md "Late results"). */
+  epoch: number;
+  orphansPossible: boolean;
   /** How long (ms) this M sleeps idle before it may end its thread (Infinity: never), and how
    *  many Ms stay live whatever their idleness (DESIGN.md "Threads that come and go"). */
   idleTimeout: number;
@@ -149,6 +153,7 @@ export abstract class MState {
   constructor(core: Core, gs: GSlots, cfg: MConfig) {
     this.core = core;
     this.gs = gs;
+    gs.maxMemoryMB = cfg.maxMemoryMB; // a result that finds no room names it (gslots.ts slotOf)
     gs.cacheBlocks(cfg.mid); // in the M's block: a dead thread's is given back by its recovery (blockcache.ts)
     this.views = gs.views;
     this.mid = cfg.mid;
@@ -160,7 +165,7 @@ export abstract class MState {
     this.asyncFns = cfg.fns.map((f) => f instanceof AsyncFunction);
     this.fj = new ForkJoin(this);
     this.kids = new Kids(this);
-    this.waiters = new Waiters(this, cfg.restart !== undefined, (op, e) => this.coreFault(op, e));
+    this.waiters = new Waiters(this, cfg.epoch, cfg.orphansPossible, (op, e) => this.coreFault(op, e));
     this.parker = new Parker(this, cfg.mid, cfg.spinLimit, cfg.yieldLimit, cfg.idleTimeout, cfg.ncpu);
     this.ncpu = cfg.ncpu;
     this.minLive = cfg.minLive;

@@ -17,15 +17,17 @@ import { detachOrphan, finishG, type Finisher } from '../tasks/join.js';
 import { mAddr, pAddr } from '../memory/mblock.js';
 import { internalError } from '../base/errors.js';
 import { dropDeadCache } from '../memory/blockcache.js';
+import { takeInbox } from '../sleep/inbox.js';
 
 /**
- * Fails G g (G_RUNNING or G_WAITING on the dead M) with `err`, as the dead M would have
- * finished it (join.ts finishG): into its join parent's slot, to the M awaiting it, or dropped
- * when detached; with the P-less forms of the core calls (global free list, global queue).
- * Returns nothing; the caller counts it finished.
+ * Fails G g (`from`: G_RUNNING, the dead M's running G and those below it on its stack, or
+ * G_WAITING, an async task pinned to it) with `err`, as the dead M would have finished it
+ * (join.ts finishG): into its join parent's slot, to the M awaiting it, or dropped when
+ * detached; with the P-less forms of the core calls (global free list, global queue). Returns
+ * nothing; the caller counts it finished.
  */
-export function failG(gs: GSlots, core: Core, g: number, err: Error, label: string): void {
-  finishG(recoverer(gs, core), g, gs.addr(g), G_RUNNING, err, true, label);
+export function failG(gs: GSlots, core: Core, g: number, err: Error, label: string, from: number): void {
+  finishG(recoverer(gs, core), g, gs.addr(g), from, err, true, label);
 }
 
 /** The main thread as the finisher of a dead M's Gs: no P, no waiters of its own (its root
@@ -111,10 +113,12 @@ export function failCasualties(gs: GSlots, core: Core, mid: number, c: Casualtie
   const v = gs.views;
   const ma = mAddr(v, mid);
   let n = 0;
-  for (const g of c.running !== 0 ? [c.running, ...c.below, ...c.pinned] : c.pinned) {
+  const running = c.running !== 0 ? [c.running, ...c.below] : [];
+  for (const g of [...running, ...c.pinned]) {
     const a = gs.addr(g);
     gs.setSchedlink(a, 0);
-    failG(gs, core, g, err, `task '${names[gs.fn(a)] ?? '?'}'`);
+    // A pinned task is G_WAITING (the core's debug build checks every transition's from).
+    failG(gs, core, g, err, `task '${names[gs.fn(a)] ?? '?'}'`, running.includes(g) ? G_RUNNING : G_WAITING);
     n++;
   }
   // MR_ASYNC counted the pinned Gs and the async children it ran inline at capacity (m.ts
@@ -125,5 +129,26 @@ export function failCasualties(gs: GSlots, core: Core, mid: number, c: Casualtie
   v.u32[(ma + MR_ASYNC) >>> 2] = 0; // the same
   v.u32[(ma + MR_BLOCKED) >>> 2] = 0; // the same: its successor is told (Casualties.blocked)
   v.f64[(ma + MR_FINISHED) >>> 3] += n + inlineLost; // the same
+  return n;
+}
+
+/**
+ * Frees the results in M slot mid's inbox while the slot has no thread (its last one died or
+ * idled out, and none was started since): each was awaited by a task of an earlier thread of
+ * the slot, which died with it (DESIGN.md "Late results"; tasks/waiters.ts tells them by their
+ * epoch when a thread takes them). Main thread, the inbox's owner while the slot has no thread.
+ * Returns how many.
+ */
+export function dropLateResults(gs: GSlots, core: Core, mid: number): number {
+  let n = 0;
+  let g = takeInbox(gs.views, mid);
+  while (g !== 0) {
+    const a = gs.addr(g);
+    const next = gs.schedlink(a);
+    gs.dropResult(a);
+    core.gfPut(-1, g);
+    n++;
+    g = next;
+  }
   return n;
 }
