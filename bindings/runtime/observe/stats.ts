@@ -228,6 +228,8 @@ export interface SchedulerStats {
      *  started for a P without one). One that stays here has a module whose load has not
      *  settled (a top-level await; Scheduler.start's `startTimeout` bounds its own). */
     threadsStarting: number;
+    /** Shared buffers released so far: dropped by the program and no longer needed by any
+     *  task, so every thread was told to forget them (DESIGN.md "Shared buffers"). */
     sharesReleased: number;
     /** The spareThreads option: Ps (and threads) beyond procs, lent by the monitor. */
     spareThreads: number;

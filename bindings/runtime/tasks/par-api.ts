@@ -8,7 +8,12 @@ import { PAR_REDUCE, type ParJob } from './par-job.js';
 
 /** The items of a data-parallel call: a count n (the indices 0..n-1), a range `{ start, end }`
  *  (start..end-1), an array, or a typed array (on a SharedArrayBuffer: shared, never copied). */
-export type ParSource = number | { start: number; end: number } | readonly unknown[] | ParTypedArray;
+export type ParSource = number | {
+  /** The first index (an integer). */
+  start: number;
+  /** One past the last index (an integer, at least start; end === start has no items). */
+  end: number;
+} | readonly unknown[] | ParTypedArray;
 
 /** The typed arrays a data-parallel call takes as its source. */
 export type ParTypedArray = Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array | Int32Array | Uint32Array
