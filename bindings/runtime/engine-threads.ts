@@ -405,6 +405,10 @@ export abstract class EngineThreads extends EngineState {
     this.failAll(err);
     for (const d of this.deferred) d.task.settle(false, err);
     this.deferred = [];
+    // Nothing pending is left and nothing will run: the scheduler holds the process no more
+    // (threads/keepalive.ts), or a program whose scheduler failed would never end (its threads
+    // stay until close(); a thread asked for may never come).
+    this.alive.end();
   }
 
   /** engine-spawn.ts: worker m acknowledged the shared buffers below id + 1. */

@@ -8,6 +8,8 @@
 //   start   a thread asked for and not yet up (startm, a crashed thread's successor)
 //   resize  a sched.resize whose promise has not settled
 //   close   a close under way, until its threads are gone (then `end`)
+// A scheduler that failed (engine-threads.ts crash: every pending task failed with it) ends
+// every hold too: nothing will run, and its program must still end by itself.
 // While one is open, every thread is ref'd and the keeper's own handle (a ref'd timer that never
 // fires) holds the event loop: so the process stays up also when no thread is alive at that
 // moment (every thread idled out with a root queued, a thread's end before its successor's
