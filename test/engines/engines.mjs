@@ -26,7 +26,7 @@ export const ENGINES = [
   { name: 'node22', kind: 'node', version: '22.23.5', runs: 10 },
   { name: 'node24', kind: 'node', version: '24.22.3', runs: 10 },
   { name: 'node26', kind: 'node', version: '26.12.1', runs: 10 },
-  { name: 'deno', kind: 'deno', runs: 30 },
+  { name: 'deno', kind: 'deno', runs: 15 },
   { name: 'bun', kind: 'bun', runs: 10 },
   { name: 'chromium', kind: 'browser', runs: 10 },
 ];
