@@ -1,6 +1,6 @@
 // Programs that never call close() must end by themselves (DESIGN.md "What keeps the process
 // alive"): each program of test/lifecycle/ runs as a child process, on this Node and on Deno and
-// Bun (the engine matrix runs them on Node 22 and 24 too), and must exit 0 with its output. The
+// Bun (the engine matrix runs them on Node 22, 24 and 26 too), and must exit 0 with its output. The
 // bound is a hang detector, not a wait the result depends on: each program takes about half a
 // second; one still running after HANG_MS has stopped making progress, and fails.
 
